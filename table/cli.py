@@ -1,0 +1,49 @@
+"""The ``ddz-table`` command: one sub-command per part of the table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from table.errors import UserError
+
+Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+
+def _registrars() -> list[Registrar]:
+    """Lists the parts that add sub-commands; imported lazily so ``--help`` stays fast."""
+    from table import rules_cli
+
+    return [rules_cli.register]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Builds the full argument parser with every part's sub-commands."""
+    parser = argparse.ArgumentParser(
+        prog="ddz-table",
+        description="Referee and live scoreboard for Dou Dizhu at a real table.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for register in _registrars():
+        register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs one sub-command; bad input ends in one line on stderr and exit status 2."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except UserError as error:
+        print(f"ddz-table: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ddz-table: interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
