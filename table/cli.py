@@ -11,11 +11,23 @@ from table.errors import UserError
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 
+def positive_int(text: str) -> int:
+    """Parses a whole number of 1 or more for an option, with a readable error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
+    return value
+
+
 def _registrars() -> list[Registrar]:
     """Lists the parts that add sub-commands; imported lazily so ``--help`` stays fast."""
     from table import rules_cli
+    from table.devices import cli as devices_cli
 
-    return [rules_cli.register]
+    return [rules_cli.register, devices_cli.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

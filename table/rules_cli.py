@@ -8,6 +8,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from table.cli import positive_int
 from table.errors import UserError
 from table.rules import (
     Combination,
@@ -43,22 +44,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     moves.set_defaults(func=_moves_command)
 
     sim = commands.add_parser("simulate", help="play random rounds through the rules engine")
-    sim.add_argument("--rounds", type=_positive, default=100, help="settled rounds (default 100)")
+    sim.add_argument(
+        "--rounds", type=positive_int, default=100, help="settled rounds (default 100)"
+    )
     sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     sim.add_argument("--spring", action="store_true", help="house rule: spring doubles the stake")
-    sim.add_argument("--cap", type=_positive, metavar="N", help="house rule: multiplier cap")
+    sim.add_argument("--cap", type=positive_int, metavar="N", help="house rule: multiplier cap")
     _add_players(sim)
     sim.set_defaults(func=_simulate_command)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be 1 or more")
-    return value
 
 
 def _add_players(parser: argparse.ArgumentParser) -> None:
