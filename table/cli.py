@@ -24,10 +24,16 @@ def positive_int(text: str) -> int:
 
 def _registrars() -> list[Registrar]:
     """Lists the parts that add sub-commands; imported lazily so ``--help`` stays fast."""
-    from table import rules_cli
+    from table import mqtt_cli, rules_cli
     from table.devices import cli as devices_cli
+    from table.session import cli as session_cli
 
-    return [rules_cli.register, devices_cli.register]
+    return [
+        rules_cli.register,
+        session_cli.register,
+        mqtt_cli.register,
+        devices_cli.register,
+    ]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -50,6 +50,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     sim.add_argument("--spring", action="store_true", help="house rule: spring doubles the stake")
     sim.add_argument("--cap", type=positive_int, metavar="N", help="house rule: multiplier cap")
+    sim.add_argument(
+        "--db", metavar="URL", help="log the rounds here (file or URL; default: the usual log)"
+    )
+    sim.add_argument(
+        "--table", metavar="ID", help="log as this table; a re-run resumes its open session"
+    )
+    sim.add_argument("--names", metavar="A,B,C", help="player names for a new logged session")
+    sim.add_argument(
+        "--echo", action="store_true", help="print each logged entry and the state as JSON lines"
+    )
     _add_players(sim)
     sim.set_defaults(func=_simulate_command)
 
@@ -144,8 +154,32 @@ def _simulate_command(args: argparse.Namespace) -> int:
     variant = get_variant(args.players)
     rules = HouseRules(spring=args.spring, multiplier_cap=args.cap)
     started = time.perf_counter()
+    if args.db is not None or args.table is not None:
+        return _simulate_logged(args, variant, rules, started)
     show = _progress(sys.stderr, args.rounds, started) if sys.stderr.isatty() else None
     summary = simulate(args.rounds, variant, seed=args.seed, house_rules=rules, on_round=show)
+    print_summary(summary, time.perf_counter() - started)
+    return 0 if summary.ledger.is_balanced else 1
+
+
+def _simulate_logged(
+    args: argparse.Namespace, variant: Variant, rules: HouseRules, started: float
+) -> int:
+    """Plays the rounds through the session log, resuming the table's open session."""
+    from table.session.sim import simulate_logged
+
+    names = [name.strip() for name in args.names.split(",")] if args.names else None
+    session_id, summary = simulate_logged(
+        args.db,
+        args.table or "sim",
+        variant.name,
+        args.rounds,
+        seed=args.seed,
+        house_rules=rules,
+        names=names,
+        echo=sys.stdout if args.echo else None,
+    )
+    print(f"session {session_id}")
     print_summary(summary, time.perf_counter() - started)
     return 0 if summary.ledger.is_balanced else 1
 
