@@ -27,11 +27,13 @@ def _registrars() -> list[Registrar]:
     from table import mqtt_cli, rules_cli
     from table.devices import cli as devices_cli
     from table.session import cli as session_cli
+    from web import cli as web_cli
 
     return [
         rules_cli.register,
         session_cli.register,
         mqtt_cli.register,
+        web_cli.register,
         devices_cli.register,
     ]
 
