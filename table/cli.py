@@ -25,14 +25,18 @@ def positive_int(text: str) -> int:
 def _registrars() -> list[Registrar]:
     """Lists the parts that add sub-commands; imported lazily so ``--help`` stays fast."""
     from table import mqtt_cli, rules_cli
+    from table.controller import cli as controller_cli
     from table.devices import cli as devices_cli
     from table.session import cli as session_cli
+    from table.vision import cli as vision_cli
     from web import cli as web_cli
 
     return [
         rules_cli.register,
         session_cli.register,
+        controller_cli.register,
         mqtt_cli.register,
+        vision_cli.register,
         web_cli.register,
         devices_cli.register,
     ]

@@ -23,7 +23,7 @@ from table import mqtt_messages as messages
 from table import mqtt_topics as topics
 from table.errors import UserError
 from table.mqtt import Broker, Delivery, MqttLink, Received
-from table.rules import RulesError
+from table.rules import Play, RulesError, parse_cards
 from table.session.entries import LogEntry, SessionError, house_rules_from_dict
 from table.session.state import TableState
 from table.session.store import SessionLog
@@ -35,6 +35,15 @@ logger = logging.getLogger(__name__)
 MAX_ANSWERS: Final = 256
 #: Entries of the current session kept in memory to publish without re-reading the log.
 CACHE_SIZE: Final = 256
+
+
+EnterPlay = Callable[[TableSession, int, str, str, str], LogEntry]
+"""Submits a play an operator typed: (session, seat, cards, by, why) -> its log entry."""
+
+
+def _submit_play(session: TableSession, seat: int, cards: str, by: str, why: str) -> LogEntry:
+    """Submits an operator's play straight to the session (no controller in this process)."""
+    return session.submit(Play(seat, parse_cards(cards)), "console")[0]
 
 
 def table_link(broker: Broker, table: str, **options: Any) -> MqttLink:
@@ -79,6 +88,7 @@ class MqttBridge:
         ha_prefix: str = topics.HA_PREFIX,
         call: Callable[[Callable[[], LogEntry]], LogEntry] | None = None,
         on_session: Callable[[TableSession], None] | None = None,
+        enter_play: EnterPlay | None = None,
     ) -> None:
         self.link = link
         self.log = log
@@ -88,6 +98,7 @@ class MqttBridge:
         self.lock = threading.Lock()
         self.call = call or self._locked
         self.on_session = on_session
+        self.enter_play = enter_play or _submit_play
         self.session: TableSession | None = None
         self._state = TableState()
         self._cache: deque[LogEntry] = deque(maxlen=CACHE_SIZE)
@@ -328,6 +339,9 @@ class MqttBridge:
         if command.name == topics.CMD_CORRECT:
             seat, cards = int(args["seat"]), str(args["cards"])
             return self.call(lambda: session.correct(seat, cards, by, why))
+        if command.name == topics.CMD_PLAY:
+            seat, cards = int(args["seat"]), str(args["cards"])
+            return self.call(lambda: self.enter_play(session, seat, cards, by, why))
         if command.name == topics.CMD_ROUND:
             return self.call(lambda: session.start_round(int(args["first_bidder"])))
         return self.call(session.end)

@@ -182,6 +182,12 @@ _ARGS: Final[dict[str, dict[str, tuple[type | tuple[type, ...], bool]]]] = {
         "by": (str, False),
         "why": (str, False),
     },
+    topics.CMD_PLAY: {
+        "seat": (int, True),
+        "cards": (str, True),
+        "by": (str, False),
+        "why": (str, False),
+    },
     topics.CMD_START: {
         "players": (list, True),
         "variant": (str, False),

@@ -34,10 +34,11 @@ OFFLINE: Final = "offline"
 #: Operator commands, the last part of ``ddz/<table>/cmd/<name>``.
 CMD_UNDO: Final = "undo"
 CMD_CORRECT: Final = "correct"
+CMD_PLAY: Final = "play"
 CMD_START: Final = "start"
 CMD_ROUND: Final = "round"
 CMD_END: Final = "end"
-COMMANDS: Final = (CMD_UNDO, CMD_CORRECT, CMD_START, CMD_ROUND, CMD_END)
+COMMANDS: Final = (CMD_UNDO, CMD_CORRECT, CMD_PLAY, CMD_START, CMD_ROUND, CMD_END)
 
 HA_PREFIX: Final = "homeassistant"
 HA_STATUS_TOPIC: Final = f"{HA_PREFIX}/status"

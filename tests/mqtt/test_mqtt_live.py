@@ -156,6 +156,13 @@ def test_operator_commands_run_and_are_answered_on_the_response_topic(
     assert log.entries(session.session_id, after=undone["seq"] - 1)[0].data["undone_seq"] == (
         last_action
     )
+    entered = desk.ask("play", {"seat": 2, "cards": "5", "by": "desk", "why": "misread"})
+    assert (
+        entered["ok"]
+        and log.entries(session.session_id, after=entered["seq"] - 1)[0].data["source"] == "console"
+    )
+    refused_play = desk.ask("play", {"seat": 2, "cards": "6"})
+    assert not refused_play["ok"] and "not on turn" in refused_play["error"]
     again = desk.ask("start", {"players": ["A", "B", "C"]})
     assert not again["ok"] and "end it first" in again["error"]
     ended = desk.ask("end", {})

@@ -1,0 +1,123 @@
+"""Card-vision benchmark: accuracy on held-out designs and time per 1280x720 frame.
+
+Renders scenes of every held-out aisleriot design (never used in training or
+tuning), reads them, and prints per design: per-card rank accuracy, share of plays
+read entirely right, invented readings per card, red/black joker swaps; then the
+median milliseconds per frame on one core.
+
+    .venv/bin/python benchmarks/bench_vision.py --scenes 40 --seed 7
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse
+import json
+import time
+
+import cv2
+import numpy as np
+
+from table.vision.evaluate import Score, score_scene
+from table.vision.faces import HELD_OUT_THEMES, THEME_DIR
+from table.vision.recognize import load_model, read_cards
+from table.vision.synth import render_table
+from table.vision.train import random_layout
+
+
+def run(themes: list[str], scenes: int, seed: int) -> dict[str, dict[str, object]]:
+    """Scores ``scenes`` scenes per theme and returns the figures per theme and in total."""
+    cv2.setNumThreads(1)
+    model = load_model()
+    results: dict[str, dict[str, object]] = {}
+    total = Score()
+    times: list[float] = []
+    for t, theme in enumerate(themes):
+        score = Score()
+        for i in range(scenes):
+            scene_seed = 10_000_000 + seed * 100_000 + t * 1000 + i
+            rng = np.random.default_rng(scene_seed)
+            image, truth = render_table(
+                random_layout(rng),
+                seed=scene_seed,
+                deck=theme,
+                hand=bool(rng.random() < 0.3),
+                px_per_mm=float(rng.uniform(1.27, 1.9)),
+            )
+            start = time.perf_counter()
+            found = read_cards(image, model)
+            times.append(time.perf_counter() - start)
+            score.add(score_scene(truth, found))
+        results[theme] = score.to_dict()
+        total.add(score)
+        print(
+            f"{theme:14s} cards {score.cards:5d}  rank acc {score.accuracy:.4f}  "
+            f"plays {score.play_accuracy:.4f}  invented {score.invented_rate:.4f}  "
+            f"joker swaps {score.joker_swaps}",
+            flush=True,
+        )
+    results["all"] = total.to_dict()
+    results["all"]["ms_per_frame_median"] = round(1000 * float(np.median(times)), 2)
+    print(
+        f"{'all':14s} cards {total.cards:5d}  rank acc {total.accuracy:.4f}  "
+        f"plays {total.play_accuracy:.4f}  invented {total.invented_rate:.4f}  "
+        f"joker swaps {total.joker_swaps}"
+    )
+    print(f"median {1000 * np.median(times):.1f} ms per 1280x720 frame on one core")
+    return results
+
+
+UNREADABLE_THEMES = ("ancient_french", "berlin", "lattmann", "rheinland", "tarocco")
+"""Held-out designs without English indices: any sure reading there is a guess."""
+
+
+def guesses(themes: list[str], scenes: int, seed: int) -> dict[str, float]:
+    """Counts sure readings (confidence 0.9 or more) per card on designs it cannot read."""
+    model = load_model()
+    out: dict[str, float] = {}
+    for t, theme in enumerate(themes):
+        cards = sure = 0
+        for i in range(scenes):
+            scene_seed = 20_000_000 + seed * 100_000 + t * 1000 + i
+            rng = np.random.default_rng(scene_seed)
+            image, truth = render_table(
+                random_layout(rng),
+                seed=scene_seed,
+                deck=theme,
+                px_per_mm=float(rng.uniform(1.27, 1.9)),
+            )
+            cards += sum(c.is_readable for c in truth.cards)
+            sure += sum(d.confidence >= 0.9 for d in read_cards(image, model))
+        out[theme] = round(sure / max(cards, 1), 4)
+        print(f"{theme:14s} sure readings per card (should be 0): {out[theme]:.3f}", flush=True)
+    return out
+
+
+def main() -> int:
+    """Parses the options and runs the benchmark."""
+    parser = argparse.ArgumentParser(description="card-vision accuracy and speed benchmark")
+    parser.add_argument("--scenes", type=int, default=40, help="scenes per design")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--themes", nargs="*", default=list(HELD_OUT_THEMES))
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--unreadable", action="store_true", help="also count sure readings on non-English designs"
+    )
+    args = parser.parse_args()
+    themes = [t for t in args.themes if t.startswith("own") or (THEME_DIR / f"{t}.svgz").exists()]
+    results: dict[str, object] = dict(run(themes, args.scenes, args.seed))
+    if args.unreadable:
+        present = [t for t in UNREADABLE_THEMES if (THEME_DIR / f"{t}.svgz").exists()]
+        results["unreadable"] = guesses(present, max(1, args.scenes // 4), args.seed)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(results, handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

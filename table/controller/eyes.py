@@ -1,0 +1,197 @@
+"""The camera side of the referee: a thread reads every frame, PLAY presses ask it.
+
+Frames come from any source with ``read()`` and ``close()`` (a
+:class:`~table.vision.camera.Camera` or the demo's virtual table). Each frame's
+readings are sorted into the seat zones of the calibration; a seat's
+:class:`~table.vision.plays.PlayExtractor` is fed only while a PLAY press waits
+for it. A source that fails is reported lost and reopened with backoff.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+import numpy as np
+
+from table.errors import UserError
+from table.vision.calibration import Calibration
+from table.vision.plays import PlayExtractor, PlayReading
+from table.vision.recognize import Detection, Model, load_model, read_cards
+
+logger = logging.getLogger(__name__)
+
+HealthCallback = Callable[[str, str], None]
+"""Called with ``("lost", reason)`` or ``("back", detail)`` from the camera thread."""
+
+
+class FrameSource(Protocol):
+    """Anything that yields frames: a camera, a video file, the virtual table."""
+
+    def read(self) -> np.ndarray: ...
+
+    def close(self) -> None: ...
+
+
+def seat_zone(seat: int) -> str:
+    """Names a seat's play zone in the calibration layout."""
+    return f"seat{seat}"
+
+
+class Eyes:
+    """Reads the table continuously and answers "what did seat N just lay down?"."""
+
+    def __init__(
+        self,
+        open_source: Callable[[], FrameSource],
+        calibration: Calibration,
+        seats: int,
+        *,
+        model: Model | None = None,
+        on_health: HealthCallback | None = None,
+        max_backoff: float = 5.0,
+        max_frames: int = 10,
+    ) -> None:
+        self._open_source = open_source
+        self.calibration = calibration
+        self.seats = seats
+        self._model = model or load_model()
+        self._on_health = on_health
+        self._max_backoff = max_backoff
+        self._extractors = [PlayExtractor(max_frames=max_frames) for _ in range(seats)]
+        self._readings: dict[int, PlayReading] = {}
+        self._known_before: dict[int, list[Detection]] = {}
+        self._latest: dict[str, list[Detection]] = {}
+        self._frames = 0
+        self._rebase: set[int] = set()
+        self._changed = threading.Condition()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.is_seeing: bool | None = None
+
+    def start(self) -> None:
+        """Starts the reading thread."""
+        self._thread = threading.Thread(target=self._run, name="ddz-eyes", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stops the reading thread and closes the source."""
+        self._stop.set()
+        with self._changed:
+            self._changed.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    @property
+    def frames(self) -> int:
+        """Counts the frames read so far."""
+        return self._frames
+
+    def zone(self, name: str) -> list[Detection]:
+        """Gets the latest readings in one zone."""
+        with self._changed:
+            return list(self._latest.get(name, []))
+
+    def new_trick(self) -> None:
+        """Marks the cards in every zone at the next frame as old: a new trick starts."""
+        self.rebase(range(self.seats))
+
+    def rebase(self, seats: Iterable[int]) -> None:
+        """Marks the cards in these seats' zones at the next frame as already played."""
+        with self._changed:
+            self._rebase.update(seats)
+
+    def wait_frames(self, count: int, timeout: float) -> bool:
+        """Waits until ``count`` more frames were read; false on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            target = self._frames + count
+            while self._frames < target:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set():
+                    return False
+                self._changed.wait(left)
+        return True
+
+    def read_play(self, seat: int, timeout: float = 5.0) -> PlayReading:
+        """Reads the new cards of a seat's zone after its PLAY press.
+
+        Returns a confident reading once it is stable over several frames, or
+        the most frequent reading marked unsure (empty when nothing was seen
+        before ``timeout``, as when the camera is lost).
+        """
+        extractor = self._extractors[seat]
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            self._readings.pop(seat, None)
+            self._known_before[seat] = list(extractor.known)
+            extractor.press()
+            while seat not in self._readings:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._stop.is_set():
+                    extractor.clear(extractor.known)
+                    return PlayReading("", 0.0, False, 0)
+                self._changed.wait(left)
+            return self._readings.pop(seat)
+
+    def discard(self, seat: int) -> None:
+        """Forgets the seat's last reading: the play was refused and the cards go back."""
+        with self._changed:
+            self._extractors[seat].clear(self._known_before.pop(seat, []))
+
+    def _run(self) -> None:
+        backoff = 0.5
+        source: FrameSource | None = None
+        while not self._stop.is_set():
+            if source is None:
+                try:
+                    source = self._open_source()
+                except UserError as error:
+                    self._health("lost", str(error))
+                    self._stop.wait(backoff)
+                    backoff = min(backoff * 2, self._max_backoff)
+                    continue
+            try:
+                frame = source.read()
+            except UserError as error:
+                self._health("lost", str(error))
+                source.close()
+                source = None
+                continue
+            backoff = 0.5
+            self._health("back", "frames arriving")
+            self._take(read_cards(frame, self._model))
+        if source is not None:
+            source.close()
+
+    def _take(self, detections: list[Detection]) -> None:
+        by_zone: dict[str, list[Detection]] = {}
+        for detection in detections:
+            name = self.calibration.zone_of(detection.center)
+            if name is not None:
+                by_zone.setdefault(name, []).append(detection)
+        with self._changed:
+            self._latest = by_zone
+            for seat in self._rebase:
+                self._extractors[seat].clear(by_zone.get(seat_zone(seat), []))
+            self._rebase.clear()
+            for seat, extractor in enumerate(self._extractors):
+                if extractor.is_waiting:
+                    reading = extractor.feed(by_zone.get(seat_zone(seat), []))
+                    if reading is not None:
+                        self._readings[seat] = reading
+            self._frames += 1
+            self._changed.notify_all()
+
+    def _health(self, status: str, detail: str) -> None:
+        seeing = status == "back"
+        if seeing == self.is_seeing:
+            return
+        self.is_seeing = seeing
+        if status == "lost":
+            logger.warning("camera lost: %s", detail)
+        if self._on_health is not None:
+            self._on_health(status, detail)

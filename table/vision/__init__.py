@@ -1,0 +1,1 @@
+"""Card vision: camera input, table calibration, card reading, play extraction, scenes."""

@@ -1,0 +1,191 @@
+"""The ``ddz-table vision`` commands: markers, calibrate, read, show, render, eval."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tomllib
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from table.errors import UserError
+from table.vision.calibration import TableLayout, calibrate, draw_zones, markers_sheet
+from table.vision.camera import Camera, read_image
+from table.vision.recognize import Detection, read_cards
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Adds ``vision`` and its sub-commands to the top-level sub-parsers."""
+    vision = commands.add_parser("vision", help="camera set-up and card reading")
+    sub = vision.add_subparsers(dest="vision_command", required=True, metavar="ACTION")
+
+    p = sub.add_parser("markers", help="write the printable sheet of the four corner markers")
+    p.add_argument("--out", type=Path, default=Path("ddz-markers.png"))
+    p.add_argument("--config", type=Path, help="TOML file with a [vision] section")
+    p.set_defaults(func=_markers)
+
+    p = sub.add_parser("calibrate", help="find the markers, save the homography, draw the zones")
+    p.add_argument("source", help="camera index, stream URL, video or image file")
+    p.add_argument("--config", type=Path, help="TOML file with a [vision] section")
+    p.add_argument("--out", type=Path, default=Path("calibration.json"))
+    p.add_argument("--preview", type=Path, default=Path("calibration.png"))
+    p.set_defaults(func=_calibrate)
+
+    p = sub.add_parser("read", help="print the cards found in images")
+    p.add_argument("images", nargs="+", type=Path)
+    p.add_argument("--json", action="store_true", help="one JSON object per image")
+    p.set_defaults(func=_read)
+
+    p = sub.add_parser("show", help="draw every card's box and reading on an image")
+    p.add_argument("image", type=Path)
+    p.add_argument("--out", type=Path, help="default: IMAGE-cards.png")
+    p.set_defaults(func=_show)
+
+    p = sub.add_parser("render", help="render table scenes with ground truth (an eval set)")
+    p.add_argument("directory", type=Path)
+    p.add_argument("--deck", action="append", help="design name (repeatable); default own0")
+    p.add_argument("--count", type=int, default=10, help="scenes per design")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_render)
+
+    p = sub.add_parser("eval", help="score readings against the truth files in a directory")
+    p.add_argument("directory", type=Path)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_eval)
+
+
+def load_layout(path: Path | None) -> TableLayout:
+    """Reads the ``[vision]`` section of a TOML config, or the default layout.
+
+    :raises UserError: when the file is missing or not valid TOML.
+    """
+    if path is None:
+        return TableLayout()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise UserError(f"no config file {path}") from error
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(f"{path} is not valid TOML: {error}") from error
+    return TableLayout.from_dict(data.get("vision", {}))
+
+
+def _write_image(path: Path, image: np.ndarray) -> None:
+    """Writes an image, turning a failure into a readable error."""
+    if not cv2.imwrite(str(path), image):
+        raise UserError(
+            f"cannot write {path}; check the folder exists and the suffix is .png or .jpg"
+        )
+
+
+def _markers(args: argparse.Namespace) -> int:
+    """Writes the marker sheet."""
+    _write_image(args.out, markers_sheet(load_layout(args.config)))
+    print(f"wrote {args.out}: print at 100% scale on A4 and tape each marker at its corner")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    """Calibrates from the first frame of a source."""
+    layout = load_layout(args.config)
+    with Camera(args.source) as camera:
+        try:
+            frame = camera.read()
+        except StopIteration as error:
+            raise UserError(f"{args.source} gave no frame to calibrate from") from error
+    calibration = calibrate(frame, layout)
+    calibration.save(args.out)
+    _write_image(args.preview, draw_zones(frame, calibration))
+    print(f"wrote {args.out} and {args.preview}; check that the zones sit where the cards go")
+    return 0
+
+
+def _read(args: argparse.Namespace) -> int:
+    """Reads each image and prints its cards."""
+    for path in args.images:
+        found = read_cards(read_image(path))
+        if args.json:
+            print(json.dumps({"image": str(path), "cards": [d.to_dict() for d in found]}))
+        else:
+            listed = ", ".join(
+                f"{d.card}{d.suit or ''}@({d.center[0]:.0f},{d.center[1]:.0f}) {d.confidence:.2f}"
+                for d in found
+            )
+            print(f"{path}: {listed or 'no cards'}")
+    return 0
+
+
+def draw_detections(image: np.ndarray, found: list[Detection]) -> np.ndarray:
+    """Returns a copy of the image with each reading's box and label drawn."""
+    out = image.copy()
+    for d in found:
+        colour = (0, 200, 0) if d.confidence >= 0.9 else (0, 140, 255)
+        pts = np.array(d.box, np.float32).round().astype(np.int32)
+        cv2.polylines(out, [pts], True, colour, 2, cv2.LINE_AA)
+        label = f"{d.card}{d.suit or ''} {d.confidence:.2f}"
+        x, y = pts.min(axis=0)
+        cv2.putText(
+            out,
+            label,
+            (int(x), int(y) - 4),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.5,
+            (0, 0, 0),
+            3,
+            cv2.LINE_AA,
+        )
+        cv2.putText(
+            out, label, (int(x), int(y) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA
+        )
+    return out
+
+
+def _show(args: argparse.Namespace) -> int:
+    """Draws the readings of one image."""
+    image = read_image(args.image)
+    found = read_cards(image)
+    out = args.out or args.image.with_name(args.image.stem + "-cards.png")
+    _write_image(out, draw_detections(image, found))
+    print(f"wrote {out}: {len(found)} cards (green: sure, orange: unsure)")
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    """Renders an evaluation set: NAME.png with NAME.json truth per scene."""
+    from table.vision.synth import render_table
+    from table.vision.train import random_layout
+
+    args.directory.mkdir(parents=True, exist_ok=True)
+    decks = args.deck or ["own0"]
+    for deck in decks:
+        for i in range(args.count):
+            seed = args.seed * 100_000 + i
+            rng = np.random.default_rng(seed)
+            image, scene = render_table(
+                random_layout(rng), seed=seed, deck=deck, hand=bool(rng.random() < 0.3)
+            )
+            stem = args.directory / f"{deck}-{seed:06d}"
+            _write_image(stem.with_suffix(".png"), image)
+            stem.with_suffix(".json").write_text(json.dumps(scene.to_dict()), encoding="utf-8")
+    print(f"wrote {len(decks) * args.count} scenes to {args.directory}")
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    """Scores every image of a directory against its truth file."""
+    from table.vision.evaluate import Score, load_truth, pairs, score_scene
+
+    total = Score()
+    for image_path, truth_path in pairs(args.directory):
+        total.add(score_scene(load_truth(truth_path), read_cards(read_image(image_path))))
+    if args.json:
+        print(json.dumps(total.to_dict()))
+    else:
+        print(
+            f"cards {total.cards}: rank accuracy {total.accuracy:.4f}, "
+            f"plays right {total.play_accuracy:.4f}, invented {total.invented_rate:.4f} per card, "
+            f"missed {total.missed}, wrong {total.wrong}, joker swaps {total.joker_swaps}"
+        )
+    return 0

@@ -1,0 +1,314 @@
+"""Card faces for the renderer: aisleriot theme sheets and the project's own drawn deck.
+
+Theme sheets are rendered with ``rsvg-convert`` into a cache directory the first time
+they are needed and sliced there; rendered art is never part of the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from table.errors import UserError
+
+THEME_DIR = Path("/usr/share/aisleriot/cards")
+TRAIN_THEMES = ("anglo", "bonded", "paris", "plastic", "simplistic", "tango_nuevo")
+"""Designs the issue allows for training and tuning; every other theme is held out."""
+HELD_OUT_THEMES = (
+    "anglo_modern",
+    "anglo_poker",
+    "tango",
+    "neoclassical",
+    "gnomangelo",
+    "ornamental",
+    "bellot",
+    "tigullio",
+    "orell",
+)
+"""Held-out designs with English indices, used only for evaluation."""
+OWN_DECKS = tuple(f"own{i}" for i in range(12))
+"""Variants of the deck the project draws itself (``own0`` .. ``own11``)."""
+
+RANKS = "A23456789TJQK"
+SHEET_SUITS = "cdhs"
+FACE_WIDTH = 160
+"""Width in pixels of every sliced face; large enough to downscale to table scale."""
+
+
+@dataclass(frozen=True)
+class Deck:
+    """Faces of one design, keyed by card id (``"Th"``, ``"As"``, ``"B"``, ``"R"``).
+
+    ``index`` holds, per card, the box ``(x0, y0, x1, y1)`` of the top-left rank
+    mark in face pixels; the synthetic truth and the training labels use it.
+    """
+
+    name: str
+    faces: dict[str, np.ndarray]
+    index: dict[str, tuple[int, int, int, int]]
+
+
+def cache_dir() -> Path:
+    """Returns the cache directory (``$DDZ_TABLE_CACHE`` or ``~/.cache/ddz-table``)."""
+    base = os.environ.get("DDZ_TABLE_CACHE")
+    path = Path(base) if base else Path.home() / ".cache" / "ddz-table"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def available_themes() -> list[str]:
+    """Lists the installed aisleriot themes."""
+    return sorted(p.name.removesuffix(".svgz") for p in THEME_DIR.glob("*.svgz"))
+
+
+def _sheet(theme: str) -> np.ndarray:
+    """Renders (once) and loads the whole 13 x 5 sheet of a theme as BGRA.
+
+    :raises UserError: when the theme or ``rsvg-convert`` is missing.
+    """
+    target = cache_dir() / f"sheet-{theme}-{FACE_WIDTH}.png"
+    if not target.exists():
+        source = THEME_DIR / f"{theme}.svgz"
+        if not source.exists():
+            raise UserError(
+                f"card theme {theme!r} is not installed; install gnome-cards-data "
+                f"or pick one of: {', '.join(available_themes()) or 'none found'}"
+            )
+        if shutil.which("rsvg-convert") is None:
+            raise UserError("rsvg-convert is missing; install the librsvg2-bin package")
+        tmp = target.with_suffix(f".{os.getpid()}.tmp.png")
+        subprocess.run(
+            ["rsvg-convert", "-w", str(13 * FACE_WIDTH), "-o", str(tmp), str(source)],
+            check=True,
+            capture_output=True,
+        )
+        tmp.replace(target)
+    image = cv2.imread(str(target), cv2.IMREAD_UNCHANGED)
+    if image is None or image.ndim != 3 or image.shape[2] != 4:
+        raise UserError(f"cannot read the rendered sheet {target}; delete it and retry")
+    return image
+
+
+def _ink_mask(face: np.ndarray) -> np.ndarray:
+    """Marks printed pixels (dark or coloured) on an opaque face."""
+    bgr = face[..., :3].astype(np.int16)
+    low = bgr.min(axis=2)
+    high = bgr.max(axis=2)
+    opaque = face[..., 3] > 128
+    paper = int(np.percentile(low[opaque], 90)) if opaque.any() else 255
+    return (opaque & ((paper - low > 90) | (high - low > 90))).astype(np.uint8)
+
+
+def find_index_box(face: np.ndarray, is_ten: bool = False) -> tuple[int, int, int, int]:
+    """Finds the rank mark nearest the top-left corner of a face.
+
+    Takes the printed component closest to the corner; for a ten it joins the
+    same-height digit beside it.
+    """
+    height, width = face.shape[:2]
+    mask = _ink_mask(face)
+    region = mask[: height // 3, : width // 2].copy()
+    count, _, stats, _ = cv2.connectedComponentsWithStats(region, connectivity=8)
+    best: tuple[float, int] | None = None
+    for label in range(1, count):
+        x, y, w, h, area = stats[label]
+        if h < 0.04 * height or area < 12 or w > 0.45 * width:
+            continue
+        # Card borders touch the face edge; a rank mark never does.
+        if x <= 1 or y <= 1:
+            continue
+        score = float(x + y)
+        if best is None or score < best[0]:
+            best = (score, label)
+    if best is None:
+        return (int(0.05 * width), int(0.04 * height), int(0.2 * width), int(0.16 * height))
+    x, y, w, h, _ = stats[best[1]]
+    x0, y0, x1, y1 = int(x), int(y), int(x + w), int(y + h)
+    for label in range(1, count):
+        lx, ly, lw, lh, _ = stats[label]
+        if not is_ten or label == best[1] or lh < 0.6 * h or lh > 1.5 * h:
+            continue
+        overlap = min(y1, ly + lh) - max(y0, ly)
+        if overlap > 0.6 * h and 0 <= lx - x1 < 0.25 * h:
+            x1 = max(x1, int(lx + lw))
+            y0, y1 = min(y0, int(ly)), max(y1, int(ly + lh))
+    return (x0, y0, x1, y1)
+
+
+@lru_cache(maxsize=64)
+def load_deck(name: str) -> Deck:
+    """Loads a theme from the cache (rendering it first) or draws an own deck."""
+    if name.startswith("own"):
+        return _own_deck(int(name[3:] or 0))
+    sheet = _sheet(name)
+    height, width = sheet.shape[:2]
+    cell_w, cell_h = width / 13, height / 5
+    faces: dict[str, np.ndarray] = {}
+    ids = [[rank + suit for rank in RANKS] for suit in SHEET_SUITS] + [["B", "R"]]
+    for row, names in enumerate(ids):
+        for col, card in enumerate(names):
+            cell = sheet[
+                round(row * cell_h) : round((row + 1) * cell_h),
+                round(col * cell_w) : round((col + 1) * cell_w),
+            ]
+            ys, xs = np.nonzero(cell[..., 3] > 20)
+            if len(xs) == 0:
+                raise UserError(f"theme {name!r} has an empty cell for {card}")
+            face = cell[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+            faces[card] = np.ascontiguousarray(face)
+    size = faces["As"].shape[1], faces["As"].shape[0]
+    faces = {
+        card: cv2.resize(face, size, interpolation=cv2.INTER_AREA) for card, face in faces.items()
+    }
+    return Deck(
+        name, faces, {card: find_index_box(face, card[0] == "T") for card, face in faces.items()}
+    )
+
+
+_FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX_SMALL,
+)
+
+
+def _pip(canvas: np.ndarray, suit: str, center: tuple[int, int], size: int, colour: tuple) -> None:
+    """Draws a suit symbol of about ``size`` pixels centred on ``center``."""
+    cx, cy = center
+    r = max(2, size // 4)
+    if suit == "d":
+        pts = np.array(
+            [[cx, cy - size // 2], [cx + size // 3, cy], [cx, cy + size // 2], [cx - size // 3, cy]]
+        )
+        cv2.fillConvexPoly(canvas, pts.astype(np.int32), colour, cv2.LINE_AA)
+        return
+    if suit == "c":
+        cv2.circle(canvas, (cx, cy - r), r, colour, -1, cv2.LINE_AA)
+        cv2.circle(canvas, (cx - r, cy + r // 2), r, colour, -1, cv2.LINE_AA)
+        cv2.circle(canvas, (cx + r, cy + r // 2), r, colour, -1, cv2.LINE_AA)
+    else:
+        sign = 1 if suit == "h" else -1
+        cv2.circle(canvas, (cx - r, cy - sign * r // 2), r, colour, -1, cv2.LINE_AA)
+        cv2.circle(canvas, (cx + r, cy - sign * r // 2), r, colour, -1, cv2.LINE_AA)
+        tri = np.array(
+            [
+                [cx - 2 * r, cy - sign * r // 3],
+                [cx + 2 * r, cy - sign * r // 3],
+                [cx, cy + sign * size // 2],
+            ]
+        )
+        cv2.fillConvexPoly(canvas, tri.astype(np.int32), colour, cv2.LINE_AA)
+    if suit != "h":
+        stem = np.array([[cx, cy], [cx - r, cy + size // 2], [cx + r, cy + size // 2]])
+        cv2.fillConvexPoly(canvas, stem.astype(np.int32), colour, cv2.LINE_AA)
+
+
+def _text_index(
+    canvas: np.ndarray,
+    text: str,
+    font: int,
+    top_left: tuple[int, int],
+    height: int,
+    colour: tuple[int, ...],
+    thickness: int,
+    stretch: float = 1.0,
+) -> tuple[int, int, int, int]:
+    """Draws ``text`` from ``top_left``, ``stretch`` times as wide; returns its ink box."""
+    scale = cv2.getFontScaleFromHeight(font, height, thickness)
+    (w, h), base = cv2.getTextSize(text, font, scale, thickness)
+    pad = thickness + 2
+    ink = np.zeros((h + base + 2 * pad, w + 2 * pad), np.uint8)
+    cv2.putText(ink, text, (pad, pad + h), font, scale, 255, thickness, cv2.LINE_AA)
+    ink = cv2.resize(ink, (max(1, round(ink.shape[1] * stretch)), ink.shape[0]))
+    ys, xs = np.nonzero(ink > 60)
+    ink = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    x, y = top_left
+    ih, iw = ink.shape
+    ih, iw = min(ih, canvas.shape[0] - y), min(iw, canvas.shape[1] - x)
+    alpha = ink[:ih, :iw, None].astype(np.float32) / 255
+    region = canvas[y : y + ih, x : x + iw].astype(np.float32)
+    canvas[y : y + ih, x : x + iw] = (region * (1 - alpha) + np.array(colour) * alpha).astype(
+        np.uint8
+    )
+    return (x, y, x + iw, y + ih)
+
+
+def _own_deck(variant: int) -> Deck:
+    """Draws the project's own deck; each variant changes font, stroke and layout."""
+    rng = np.random.default_rng(1000 + variant)
+    font = _FONTS[variant % len(_FONTS)] | (cv2.FONT_ITALIC if variant % 5 == 4 else 0)
+    thickness = int(rng.integers(2, 5))
+    stretch = float(rng.uniform(0.65, 1.3))
+    width, height = FACE_WIDTH, int(FACE_WIDTH * rng.uniform(1.38, 1.5))
+    glyph = int(FACE_WIDTH * rng.uniform(0.12, 0.17))
+    beside = variant % 3 == 2
+    faces: dict[str, np.ndarray] = {}
+    index: dict[str, tuple[int, int, int, int]] = {}
+    red = (30, 30, int(rng.integers(170, 230)))
+    black = tuple(int(v) for v in rng.integers(0, 50, 3))
+    cards = [rank + suit for suit in SHEET_SUITS for rank in RANKS] + ["B", "R"]
+    for card in cards:
+        canvas = np.zeros((height, width, 4), np.uint8)
+        cv2.rectangle(canvas, (0, 0), (width - 1, height - 1), (250, 250, 250, 255), -1)
+        colour = red if card[-1] in "dhR" else black
+        layer = np.full((height, width, 3), 250, np.uint8)
+        margin = int(width * 0.06)
+        if card in "BR":
+            # Like the aisleriot jokers, the mark is the first letter of a column.
+            y = margin
+            letters = []
+            for letter in "JOKER":
+                letters.append(
+                    _text_index(
+                        layer, letter, font, (margin, y), int(glyph * 0.7), colour, thickness
+                    )
+                )
+                y = letters[-1][3] + max(2, glyph // 6)
+            box = letters[0]
+            cv2.circle(layer, (width // 2, height // 2), width // 4, colour, -1, cv2.LINE_AA)
+            cv2.circle(
+                layer, (width // 2, height // 2), width // 6, (250, 250, 250), -1, cv2.LINE_AA
+            )
+        else:
+            text = "10" if card[0] == "T" else card[0]
+            box = _text_index(
+                layer, text, font, (margin, margin), glyph, colour, thickness, stretch
+            )
+            if beside:
+                centre = (box[2] + glyph // 2 + 2, box[1] + glyph // 2)
+            else:
+                centre = ((box[0] + box[2]) // 2, box[3] + glyph // 2 + 3)
+            _pip(layer, card[1], centre, int(glyph * 0.8), colour)
+            _pip(layer, card[1], (width // 2, height // 2), int(width * 0.35), colour)
+        rotated = cv2.rotate(layer, cv2.ROTATE_180)
+        half = np.zeros_like(layer)
+        half[: height // 2] = layer[: height // 2]
+        half[height // 2 :] = rotated[height // 2 :]
+        if card in "BR" or card[0] in "JQK":
+            half[height // 3 : 2 * height // 3] = layer[height // 3 : 2 * height // 3]
+        canvas[..., :3] = half
+        cv2.rectangle(canvas, (0, 0), (width - 1, height - 1), (90, 90, 90, 255), 1)
+        corner = np.zeros((height, width), np.uint8)
+        cv2.rectangle(corner, (0, 0), (width - 1, height - 1), 255, -1, cv2.LINE_AA)
+        radius = width // 16
+        for cx, cy in ((0, 0), (width - 1, 0), (0, height - 1), (width - 1, height - 1)):
+            cv2.rectangle(corner, (cx - radius, cy - radius), (cx + radius, cy + radius), 0, -1)
+            inner = (
+                radius if cx == 0 else width - 1 - radius,
+                radius if cy == 0 else height - 1 - radius,
+            )
+            cv2.circle(corner, inner, radius, 255, -1, cv2.LINE_AA)
+        canvas[..., 3] = corner
+        faces[card] = canvas
+        index[card] = tuple(int(v) for v in box)  # type: ignore[assignment]
+    return Deck(f"own{variant}", faces, index)

@@ -1,0 +1,196 @@
+"""From per-frame readings of one zone to committed plays.
+
+When a seat presses PLAY, the new cards are those in its zone that were not there
+at its previous commit (the start of the trick, or its last play). Hands pass over
+the zone and readings flicker, so a play is committed only when the same new cards,
+all read with enough confidence, are seen in several frames in a row; otherwise the
+extractor reports what it saw, marked as not confident, and the referee asks.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from table.vision.calibration import Calibration
+from table.vision.recognize import Detection
+
+RANK_ORDER = "3456789TJQKA2BR"
+CARD_REACH = 13.0
+"""How far, in rank-mark sizes, an old card's other corner can be from where it was read."""
+
+
+def canonical(cards: Iterable[str]) -> str:
+    """Sorts rank codes from low to high, the project's canonical card string.
+
+    >>> canonical("4B3R3")
+    '334BR'
+    """
+    return "".join(sorted(cards, key=RANK_ORDER.index))
+
+
+@dataclass(frozen=True)
+class PlayReading:
+    """What the camera says a seat played.
+
+    ``is_confident`` is true only for a reading stable over the required frames
+    with every card above the confidence bar; otherwise ``cards`` is the most
+    frequent reading seen and should be confirmed by a person.
+    """
+
+    cards: str
+    confidence: float
+    is_confident: bool
+    frames: int
+    seen: tuple[Detection, ...] = ()
+
+    def __str__(self) -> str:
+        state = "confident" if self.is_confident else "unsure"
+        cards = self.cards or "(nothing new)"
+        return f"{cards} ({state}, {self.confidence:.2f} over {self.frames} frames)"
+
+
+def in_zone(
+    detections: Iterable[Detection], calibration: Calibration, zone: str
+) -> list[Detection]:
+    """Keeps the readings whose centre lies in a zone of the calibrated table."""
+    return [d for d in detections if calibration.zone_of(d.center) == zone]
+
+
+def new_cards(
+    baseline: Sequence[Detection], current: Sequence[Detection], radius: float
+) -> list[Detection]:
+    """Returns the readings of ``current`` that are not cards of ``baseline``.
+
+    A reading is an old card when a baseline card with the same code lies within
+    ``radius`` pixels; failing that, when an unmatched baseline card with the same
+    code lies within a card's length: a card partly covered by a later play is
+    then read at its other corner. Each baseline card accounts for one reading.
+    """
+    used: set[int] = set()
+    pending: list[Detection] = []
+    for det in current:
+        match = _nearest(baseline, det, used, radius)
+        if match is None:
+            pending.append(det)
+        else:
+            used.add(match)
+    fresh: list[Detection] = []
+    for det in pending:
+        reach = CARD_REACH * max(_side(det), 1.0)
+        match = _nearest(baseline, det, used, reach)
+        if match is None:
+            fresh.append(det)
+        else:
+            used.add(match)
+    return fresh
+
+
+def _side(det: Detection) -> float:
+    """Returns the side of a reading's mark box in pixels."""
+    (x0, y0), (x1, y1) = det.box[0], det.box[1]
+    return float(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
+
+
+def _nearest(
+    baseline: Sequence[Detection], det: Detection, used: set[int], reach: float
+) -> int | None:
+    """Returns the closest unused baseline card with the same code within ``reach``."""
+    best, best_d2 = None, reach * reach
+    for i, old in enumerate(baseline):
+        if i in used or old.card != det.card:
+            continue
+        d2 = (det.center[0] - old.center[0]) ** 2 + (det.center[1] - old.center[1]) ** 2
+        if d2 <= best_d2:
+            best, best_d2 = i, d2
+    return best
+
+
+def extract_play(
+    baseline: Sequence[Detection],
+    frames: Sequence[Sequence[Detection]],
+    *,
+    stable_frames: int = 3,
+    min_confidence: float = 0.9,
+    radius: float = 10.0,
+) -> PlayReading:
+    """Reads the new cards of a zone from the frames taken after a PLAY press.
+
+    Commits the first reading that is the same in ``stable_frames`` consecutive
+    frames with every new card at ``min_confidence`` or more; without one, returns
+    the most frequent reading as not confident.
+    """
+    readings: list[tuple[str, float, tuple[Detection, ...]]] = []
+    run = 0
+    for dets in frames:
+        fresh = new_cards(baseline, dets, radius)
+        text = canonical(d.card for d in fresh)
+        conf = min((d.confidence for d in fresh), default=1.0)
+        if readings and readings[-1][0] == text and conf >= min_confidence and text:
+            run += 1
+        else:
+            run = 1 if conf >= min_confidence and text else 0
+        readings.append((text, conf, tuple(fresh)))
+        if run >= stable_frames:
+            window = readings[-stable_frames:]
+            return PlayReading(text, min(r[1] for r in window), True, len(readings), tuple(fresh))
+    if not readings:
+        return PlayReading("", 0.0, False, 0)
+    counts = Counter(r[0] for r in readings if r[0])
+    if not counts:
+        return PlayReading("", 0.0, False, len(readings))
+    text, _ = counts.most_common(1)[0]
+    last = next(r for r in reversed(readings) if r[0] == text)
+    share = counts[text] / len(readings)
+    return PlayReading(text, min(last[1], share), False, len(readings), last[2])
+
+
+@dataclass
+class PlayExtractor:
+    """Follows one zone over a trick: call :meth:`press` on PLAY, then :meth:`feed` frames.
+
+    :meth:`feed` returns ``None`` while it is still waiting, then one
+    :class:`PlayReading`; a confident reading is added to the zone's known cards
+    so the next play of the trick is told apart from it.
+    """
+
+    stable_frames: int = 3
+    max_frames: int = 30
+    min_confidence: float = 0.9
+    radius: float = 10.0
+    known: list[Detection] = field(default_factory=list)
+    _pending: list[list[Detection]] | None = None
+
+    def clear(self, detections: Sequence[Detection] = ()) -> None:
+        """Starts a new trick: the cards now in the zone (usually none) are old."""
+        self.known = list(detections)
+        self._pending = None
+
+    def press(self) -> None:
+        """Starts collecting frames for a play."""
+        self._pending = []
+
+    @property
+    def is_waiting(self) -> bool:
+        """Tells whether a PLAY press is waiting for a stable reading."""
+        return self._pending is not None
+
+    def feed(self, detections: Sequence[Detection]) -> PlayReading | None:
+        """Adds one frame of the zone's readings; returns the play once decided."""
+        if self._pending is None:
+            return None
+        self._pending.append(list(detections))
+        reading = extract_play(
+            self.known,
+            self._pending,
+            stable_frames=self.stable_frames,
+            min_confidence=self.min_confidence,
+            radius=self.radius,
+        )
+        if not reading.is_confident and len(self._pending) < self.max_frames:
+            return None
+        self._pending = None
+        if reading.is_confident:
+            self.known.extend(reading.seen)
+        return reading

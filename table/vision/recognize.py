@@ -1,0 +1,446 @@
+"""Reads the face-up cards in a frame from their corner rank marks.
+
+The reader never needs a whole card: fanned plays often show only the corner of
+each card. It works in four steps, all pure functions of the image:
+
+1. *Marks*: every printed blob (dark or coloured) enclosed by white card face is a
+   candidate rank mark.
+2. *Orientation*: the card edges around a blob give the card's axes up to a
+   quarter turn (an edge-orientation average weighted by gradient strength).
+3. *Reading*: a crop around the blob, scaled by the blob's size, is read in each of
+   the four quarter turns by a small neural network (``model.npz``, trained by
+   ``table/vision/train.py`` on rendered scenes); the turn that looks most like an
+   upright rank mark wins. Red against black comes from the blob's own pixels.
+4. *One card, one reading*: the pieces of one mark (the two digits of ``10``, the
+   letters of ``JOKER``) and the two opposite corner marks of one card are merged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODEL_PATH = Path(__file__).with_name("model.npz")
+CLASSES = "3456789TJQKA2X"
+"""Rank classes of the network; ``X`` is a joker, coloured by its ink."""
+SUITS = "shdc"
+CROP = 48
+"""Side in pixels of the normalised crop around a candidate mark."""
+SPAN = 1.6
+"""Half-width of the crop in units of the mark's size."""
+MIN_CONFIDENCE = 0.7
+SHIFT = -2
+"""Bins an edge histogram moves by when its crop turns a quarter counterclockwise."""
+RED_EXCESS = 12.0
+"""Red-minus-green excess (0..255 scale) above which a mark is red; black ink stays under 7."""
+JOKER_REACH = 6.0
+ROI_MARGIN = 12
+"""Pixels added around each card-face region before labelling blobs in it."""
+"""Distance, in blob sizes, over which the letters of one joker mark are joined."""
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One card read from the frame.
+
+    ``card`` is a rank code (``3``..``2``, ``B`` black joker, ``R`` red joker);
+    ``center`` is the centre of the rank mark that was read, in image pixels, and
+    ``box`` its outline (four points, the first edge along the mark's x axis);
+    ``angle`` is the direction of the card's x axis in degrees.
+    """
+
+    card: str
+    suit: str | None
+    confidence: float
+    center: tuple[float, float]
+    box: tuple[tuple[float, float], ...]
+    angle: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        """Returns plain data for JSON output."""
+        return {
+            "card": self.card,
+            "suit": self.suit,
+            "x": round(self.center[0], 1),
+            "y": round(self.center[1], 1),
+            "confidence": round(self.confidence, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Candidate marks of one frame, ready for the network.
+
+    ``crops`` is ``(n, CROP, CROP)`` float32 in the card's frame for the base
+    orientation ``angles`` (radians, modulo a quarter turn); ``sizes`` is each
+    blob's largest extent in pixels and ``boxes`` its ``(x, y, w, h)``. ``face``
+    and ``red`` are the frame's face mask and red-minus-green image.
+    """
+
+    centres: np.ndarray
+    angles: np.ndarray
+    sizes: np.ndarray
+    boxes: np.ndarray
+    crops: np.ndarray
+    face: np.ndarray
+    red: np.ndarray
+
+    def redness(self, i: int) -> float:
+        """Returns how much redder than green blob ``i`` is than the face around it.
+
+        Measured against the face, a warm or cold light does not shift it, and
+        thin red strokes whose colour JPEG smeared still stand out. Only readings
+        need it, so it is computed for them alone.
+        """
+        x, y, w, h = (int(v) for v in self.boxes[i])
+        patch = self.red[y : y + h, x : x + w]
+        paper = self.face[y : y + h, x : x + w].astype(bool)
+        if paper.all():
+            return 0.0
+        base = float(patch[paper].mean()) if paper.any() else 0.0
+        return float(patch[~paper].mean()) - base
+
+
+def _masks(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Returns the darkness channel, the face mask, red minus green, and the strong-ink mask."""
+    b, g, r = cv2.split(image)
+    bg_max = cv2.max(b, g)
+    low = cv2.min(cv2.min(b, g), r)
+    high = cv2.max(bg_max, r)
+    paper = cv2.blur(cv2.dilate(low, np.ones((9, 9), np.uint8)), (15, 15))
+    face = (cv2.subtract(high, low) < 48) & (low > 70) & (cv2.subtract(paper, low) < 60)
+    red = cv2.subtract(r, g, dtype=cv2.CV_16S)
+    dark = (cv2.subtract(paper, low) > 130) | (cv2.subtract(high, low) > 110)
+    return low, face.astype(np.uint8), red, dark.astype(np.uint8)
+
+
+def _face_regions(face: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """Returns disjoint boxes ``(x0, y0, x1, y1)`` around the card faces, with a margin.
+
+    Labelling blobs only there, not over the whole table, halves the time per frame.
+    """
+    height, width = face.shape
+    small = cv2.resize(face, (width // 4, height // 4), interpolation=cv2.INTER_AREA)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(
+        (small > 0).astype(np.uint8), connectivity=8
+    )
+    boxes = [
+        [
+            max(4 * int(x) - ROI_MARGIN, 0),
+            max(4 * int(y) - ROI_MARGIN, 0),
+            min(4 * int(x + w) + ROI_MARGIN, width),
+            min(4 * int(y + h) + ROI_MARGIN, height),
+        ]
+        for x, y, w, h, area in stats[1:count]
+        if area >= 30
+    ]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [(a, b, c, d) for a, b, c, d in boxes]
+
+
+def _blobs(
+    ink: np.ndarray, face: np.ndarray, roi: tuple[int, int, int, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Returns centre, size and box of the mark-sized ink blobs enclosed by card face.
+
+    Only blobs wholly inside ``roi`` count.
+    """
+    rx0, ry0, rx1, ry1 = roi
+    full_h, full_w = ink.shape
+    ink, face = ink[ry0:ry1, rx0:rx1], face[ry0:ry1, rx0:rx1]
+    height, width = ink.shape
+    _, _, stats, centroids = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    w, h, area = stats[:, 2], stats[:, 3], stats[:, 4]
+    size = np.maximum(w, h)
+    keep = (size >= 6) & (size <= 40) & (area >= 10) & (area <= 0.8 * w * h + 1)
+    # A blob cut by the box edge (not the frame edge) is not whole: leave it out.
+    keep &= (stats[:, 0] > 0) | (rx0 == 0)
+    keep &= (stats[:, 1] > 0) | (ry0 == 0)
+    keep &= (stats[:, 0] + w < width) | (rx1 == full_w)
+    keep &= (stats[:, 1] + h < height) | (ry1 == full_h)
+    keep[0] = False
+    picked = np.nonzero(keep)[0]
+    # Enclosed by face: the ring just around the blob's box must be mostly white.
+    ig = cv2.integral(face)
+    ix0, iy0 = stats[picked, 0], stats[picked, 1]
+    ix1, iy1 = ix0 + w[picked], iy0 + h[picked]
+    x0, y0 = np.clip(ix0 - 3, 0, width), np.clip(iy0 - 3, 0, height)
+    x1, y1 = np.clip(ix1 + 3, 0, width), np.clip(iy1 + 3, 0, height)
+    outer = ig[y1, x1] - ig[y0, x1] - ig[y1, x0] + ig[y0, x0]
+    inner = ig[iy1, ix1] - ig[iy0, ix1] - ig[iy1, ix0] + ig[iy0, ix0]
+    ring = (x1 - x0) * (y1 - y0) - w[picked] * h[picked]
+    picked = picked[(outer - inner) >= 0.55 * np.maximum(ring, 1)]
+    boxes = stats[picked, :4] + [rx0, ry0, 0, 0]
+    return centroids[picked] + [rx0, ry0], size[picked], boxes
+
+
+def find_candidates(image: np.ndarray) -> Candidates:
+    """Finds printed blobs enclosed by card face and cuts a normalised crop of each."""
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    low, face, red, dark = _masks(image)
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    rois = _face_regions(face)
+    thin = cv2.erode(dark, np.ones((2, 2), np.uint8))
+    for ink in ((1 - face).astype(np.uint8), dark, thin):
+        parts = [_blobs(ink, face, roi) for roi in rois]
+        centres_l = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 2))
+        sizes_l = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+        box_l = np.concatenate([p[2] for p in parts]) if parts else np.zeros((0, 4))
+        if found and len(centres_l):
+            # Darker and thinner cuts only add blobs that earlier cuts joined to something.
+            seen_c = np.concatenate([f[0] for f in found])
+            seen_s = np.concatenate([f[1] for f in found])
+            dist = np.hypot(*(centres_l[:, None, :] - seen_c[None, :, :]).transpose(2, 0, 1))
+            similar = (dist < 0.3 * sizes_l[:, None]) & (
+                np.abs(seen_s[None, :] - sizes_l[:, None]) < 0.3 * sizes_l[:, None]
+            )
+            fresh = ~similar.any(axis=1)
+            centres_l, sizes_l, box_l = centres_l[fresh], sizes_l[fresh], box_l[fresh]
+        found.append((centres_l, sizes_l, box_l))
+    centres = np.concatenate([f[0] for f in found]).astype(np.float32)
+    sizes = np.concatenate([f[1] for f in found]).astype(np.float32)
+    boxes = np.concatenate([f[2] for f in found]).astype(np.int32)
+    if len(centres) == 0:
+        empty = np.zeros((0, CROP, CROP), np.float32)
+        return Candidates(centres, np.zeros(0), sizes, boxes, empty, face, red)
+
+    # Quarter-turn orientation at half size: the mean of |g| * exp(4i * theta) over a window.
+    small = cv2.GaussianBlur(cv2.pyrDown(low), (0, 0), 0.8).astype(np.float32)
+    gx = cv2.Sobel(small, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(small, cv2.CV_32F, 0, 1, ksize=3)
+    mag, theta = cv2.cartToPolar(gx, gy)
+    c4, s4 = cv2.polarToCart(mag, theta * 4)
+    ic4 = cv2.integral(c4, sdepth=cv2.CV_64F)
+    is4 = cv2.integral(s4, sdepth=cv2.CV_64F)
+
+    radius = (sizes * 0.8).astype(int) + 1
+    cx, cy = (centres[:, 0] / 2).astype(int), (centres[:, 1] / 2).astype(int)
+    wx0 = np.clip(cx - radius, 0, small.shape[1])
+    wx1 = np.clip(cx + radius, 0, small.shape[1])
+    wy0 = np.clip(cy - radius, 0, small.shape[0])
+    wy1 = np.clip(cy + radius, 0, small.shape[0])
+    sc = ic4[wy1, wx1] - ic4[wy0, wx1] - ic4[wy1, wx0] + ic4[wy0, wx0]
+    ss = is4[wy1, wx1] - is4[wy0, wx1] - is4[wy1, wx0] + is4[wy0, wx0]
+    angles = (np.arctan2(ss, sc) / 4).astype(np.float32)
+
+    crops = np.empty((len(centres), CROP, CROP), np.float32)
+    lowf = low.astype(np.float32)
+    for i in range(len(centres)):
+        scale = 2 * SPAN * sizes[i] / CROP
+        c, s = np.cos(angles[i]) * scale, np.sin(angles[i]) * scale
+        # Maps crop pixel (u, v) to the image: centre + R(angle) * scale * (u - CROP/2, v - CROP/2).
+        m = np.array(
+            [
+                [c, -s, centres[i, 0] - c * CROP / 2 + s * CROP / 2],
+                [s, c, centres[i, 1] - s * CROP / 2 - c * CROP / 2],
+            ],
+            np.float32,
+        )
+        crops[i] = cv2.warpAffine(
+            lowf,
+            m,
+            (CROP, CROP),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+    return Candidates(centres, angles, sizes, boxes, crops, face, red)
+
+
+def quarter_features(crops: np.ndarray) -> np.ndarray:
+    """Returns the features of every crop in each of its four quarter turns, ``(n, 4, f)``.
+
+    Features are contrast-normalised pixels of the mark and of its surroundings and
+    edge-direction histograms. They are computed once: pixel grids turn with the
+    crop (``np.rot90``), and edge histograms turn their cells and shift their bins.
+    """
+    n = len(crops)
+    flat = crops.reshape(n, -1)
+    hi = np.percentile(flat, 95, axis=1, keepdims=True)
+    lo = flat.min(axis=1, keepdims=True)
+    norm = np.clip((flat - lo) / np.maximum(hi - lo, 8.0), 0, 1).reshape(n, CROP, CROP)
+    q = CROP // 4
+    centre = norm[:, q : CROP - q, q : CROP - q]
+    tight = 1 - centre.reshape(n, 12, 2, 12, 2).mean(axis=(2, 4))
+    context = 1 - norm.reshape(n, 12, 4, 12, 4).mean(axis=(2, 4))
+    gy, gx = np.gradient(centre, axis=(1, 2))
+    mag = np.hypot(gx, gy)
+    bins = ((np.arctan2(gy, gx) + np.pi) / (2 * np.pi) * 8).astype(np.int64) % 8
+    side = CROP // 2
+    cell = side // 4
+    cells = (np.arange(side) // cell)[:, None] * 4 + (np.arange(side) // cell)[None, :]
+    index = (np.arange(n)[:, None, None] * 16 + cells[None]) * 8 + bins
+    hog = np.bincount(index.ravel(), weights=mag.ravel(), minlength=n * 128)
+    hog = hog.reshape(n, 4, 4, 8).astype(np.float32)
+    out = []
+    for k in range(4):
+        h = np.roll(np.rot90(hog, k=k, axes=(1, 2)), SHIFT * k, axis=3).reshape(n, -1)
+        h = h / (np.linalg.norm(h, axis=1, keepdims=True) + 1e-3)
+        out.append(
+            np.concatenate(
+                [
+                    np.rot90(tight, k=k, axes=(1, 2)).reshape(n, -1),
+                    np.rot90(context, k=k, axes=(1, 2)).reshape(n, -1),
+                    h,
+                ],
+                axis=1,
+            )
+        )
+    return np.stack(out, axis=1).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A two-layer network with a rank head (classes plus background) and a suit head."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w_rank: np.ndarray
+    b_rank: np.ndarray
+    w_suit: np.ndarray
+    b_suit: np.ndarray
+
+    def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Returns rank probabilities (last column: not a mark) and suit probabilities."""
+        hidden = np.maximum((x - self.mean) * self.scale @ self.w1 + self.b1, 0)
+        return _softmax(hidden @ self.w_rank + self.b_rank), _softmax(
+            hidden @ self.w_suit + self.b_suit
+        )
+
+    def save(self, path: Path) -> None:
+        """Writes the weights as float16 ``.npz`` (small enough to commit)."""
+        np.savez_compressed(
+            path, **{k: getattr(self, k).astype(np.float16) for k in self.__dataclass_fields__}
+        )
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax."""
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@lru_cache(maxsize=4)
+def load_model(path: Path = MODEL_PATH) -> Model:
+    """Loads the committed network weights.
+
+    :raises FileNotFoundError: when the model file is missing (train it with
+        ``python -m table.vision.train``).
+    """
+    with np.load(path) as data:
+        return Model(**{k: data[k].astype(np.float32) for k in Model.__dataclass_fields__})
+
+
+def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]:
+    """Reads every face-up card whose rank mark is visible.
+
+    Returns one :class:`Detection` per card, including low-confidence ones
+    (confidence below 0.9 means "seen but unsure"); blobs that look like no rank
+    mark are dropped.
+    """
+    if image is None or image.size == 0:
+        return []
+    model = model or load_model()
+    cand = find_candidates(image)
+    if len(cand.centres) == 0:
+        return []
+    x = quarter_features(cand.crops)
+    n = len(x)
+    p_rank, p_suit = model.predict(x.reshape(n * 4, -1))
+    rank_p = p_rank.reshape(n, 4, -1)  # (n, quarter, classes + background)
+    suit_p = p_suit.reshape(n, 4, -1)
+    mark_p = rank_p[..., :-1]
+    best = mark_p.reshape(len(mark_p), -1).argmax(axis=1)
+    quarter, cls = np.divmod(best, mark_p.shape[2])
+    conf = mark_p[np.arange(len(best)), quarter, cls]
+    found: list[Detection] = []
+    for i in np.nonzero(conf >= MIN_CONFIDENCE)[0]:
+        q, k = int(quarter[i]), int(cls[i])
+        red = cand.redness(int(i)) > RED_EXCESS
+        code = CLASSES[k]
+        if code == "X":
+            code = "R" if red else "B"
+            suit = None
+        else:
+            sp = suit_p[i, q]
+            s = int(sp.argmax())
+            suit = SUITS[s] if sp[s] > 0.85 and (SUITS[s] in "hd") == red else None
+        # Upright after q counterclockwise quarter turns: the card is turned q clockwise.
+        angle = float(cand.angles[i]) + q * np.pi / 2
+        found.append(
+            _detection(code, suit, float(conf[i]), cand.centres[i], float(cand.sizes[i]), angle)
+        )
+    return merge(found, cand)
+
+
+def _detection(
+    code: str, suit: str | None, conf: float, centre: np.ndarray, size: float, angle: float
+) -> Detection:
+    """Builds a detection with the mark's outline turned like the card."""
+    c, s = np.cos(angle), np.sin(angle)
+    half = size / 2
+    corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    box = tuple(
+        (float(centre[0] + c * x - s * y), float(centre[1] + s * x + c * y)) for x, y in corners
+    )
+    return Detection(
+        code, suit, conf, (float(centre[0]), float(centre[1])), box, float(np.degrees(angle) % 360)
+    )
+
+
+def _size(d: Detection) -> float:
+    """Returns the side of a detection's mark box."""
+    (x0, y0), (x1, y1) = d.box[0], d.box[1]
+    return float(np.hypot(x1 - x0, y1 - y0))
+
+
+def merge(found: list[Detection], cand: Candidates | None = None) -> list[Detection]:
+    """Keeps one detection per card: joins pieces of one mark and the two corners of one card."""
+    del cand
+    order = sorted(found, key=lambda d: -d.confidence)
+    kept: list[Detection] = []
+    for d in order:
+        duplicate = False
+        for k in kept:
+            if k.card != d.card:
+                continue
+            dx, dy = d.center[0] - k.center[0], d.center[1] - k.center[1]
+            dist = float(np.hypot(dx, dy))
+            size = max(_size(k), _size(d))
+            turn = abs((d.angle - k.angle + 180) % 360 - 180)
+            reach = JOKER_REACH if d.card in "BR" else 1.5
+            if dist < reach * size and turn < 40:
+                duplicate = True
+                break
+            if turn > 140:
+                # Opposite corners of one card: the other mark lies down-right in the card's frame.
+                a = np.radians(k.angle)
+                u = dx * np.cos(a) + dy * np.sin(a)
+                v = -dx * np.sin(a) + dy * np.cos(a)
+                if u < 0:
+                    u, v = -u, -v
+                if 2.5 * size < u < 14 * size and 0.9 * u < v < 2.4 * u:
+                    duplicate = True
+                    break
+        if not duplicate:
+            kept.append(d)
+    return kept

@@ -1,0 +1,81 @@
+"""Calibration: markers on a rendered table, zones, save and load, bad frames."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from table.errors import UserError
+from table.vision.calibration import (
+    TableLayout,
+    calibrate,
+    detect_markers,
+    draw_zones,
+    load,
+    markers_sheet,
+)
+from table.vision.synth import render_table
+
+
+def test_calibration_maps_cards_to_their_zones(tmp_path: Path) -> None:
+    image, scene = render_table({"seat0": "345", "seat1": "99", "kitty": "BR2"}, seed=5)
+    calibration = calibrate(image)
+    for card in scene.cards:
+        centre = np.mean(card.quad, axis=0)
+        assert calibration.zone_of((float(centre[0]), float(centre[1]))) == card.zone
+    path = tmp_path / "calibration.json"
+    calibration.save(path)
+    again = load(path)
+    assert np.allclose(again.homography, calibration.homography)
+    assert again.layout == calibration.layout
+
+
+def test_homography_matches_the_rendering_camera() -> None:
+    image, scene = render_table({"seat0": "3"}, seed=9)
+    calibration = calibrate(image)
+    table_points = np.array([[100.0, 100.0], [700.0, 400.0], [410.0, 230.0]])
+    truth = scene.table_to_image
+    pts = np.c_[table_points, np.ones(3)] @ truth.T
+    expected = pts[:, :2] / pts[:, 2:]
+    assert np.abs(calibration.to_image(table_points) - expected).max() < 2.0
+
+
+def test_preview_draws_on_a_copy() -> None:
+    image, _ = render_table({}, seed=2)
+    preview = draw_zones(image, calibrate(image))
+    assert preview.shape == image.shape
+    assert (preview != image).any()
+
+
+def test_marker_sheet_markers_are_detectable() -> None:
+    sheet = markers_sheet(TableLayout(), dpi=100)
+    assert sorted(detect_markers(sheet)) == [0, 1, 2, 3]
+
+
+def test_frame_without_markers_is_a_clear_error() -> None:
+    blank = np.full((720, 1280, 3), 90, np.uint8)
+    with pytest.raises(UserError, match="marker"):
+        calibrate(blank)
+
+
+def test_empty_frame_is_a_clear_error() -> None:
+    with pytest.raises(UserError, match="empty"):
+        calibrate(np.zeros((0, 0, 3), np.uint8))
+
+
+def test_zone_config_is_validated() -> None:
+    layout = TableLayout.from_dict({"width_mm": 900, "zones": {"seat0": [0, 0, 100, 50]}})
+    assert layout.width_mm == 900 and layout.zones["seat0"] == (0, 0, 100, 50)
+    with pytest.raises(UserError, match="seat1"):
+        TableLayout.from_dict({"zones": {"seat1": [10, 10, 5, 50]}})
+
+
+def test_bad_calibration_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="calibrate"):
+        load(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with pytest.raises(UserError, match="not a calibration"):
+        load(bad)

@@ -1,0 +1,65 @@
+"""Card reading on rendered scenes of aisleriot designs (gnome-cards-data)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from table.vision.evaluate import Score, score_scene
+from table.vision.recognize import read_cards
+from table.vision.synth import render_table
+from table.vision.train import random_layout
+
+pytestmark = [pytest.mark.vision, pytest.mark.slow]
+
+
+def score_design(deck: str, scenes: int, seed: int) -> Score:
+    """Reads random fanned scenes of one design and scores them."""
+    total = Score()
+    for i in range(scenes):
+        scene_seed = seed * 1000 + i
+        rng = np.random.default_rng(scene_seed)
+        image, truth = render_table(
+            random_layout(rng), seed=scene_seed, deck=deck, px_per_mm=float(rng.uniform(1.3, 1.8))
+        )
+        total.add(score_scene(truth, read_cards(image)))
+    return total
+
+
+@pytest.mark.parametrize("deck", ["plastic", "simplistic", "tango_nuevo"])
+def test_training_designs_are_read(deck: str) -> None:
+    score = score_design(deck, scenes=6, seed=77)
+    assert score.cards > 60
+    assert score.accuracy >= 0.85, score.to_dict()
+    assert score.invented_rate <= 0.05, score.to_dict()
+
+
+@pytest.mark.parametrize("deck", ["gnomangelo", "tigullio"])
+def test_held_out_designs_are_read(deck: str) -> None:
+    score = score_design(deck, scenes=6, seed=78)
+    assert score.cards > 60
+    assert score.accuracy >= 0.75, score.to_dict()
+    assert score.joker_swaps == 0
+
+
+def test_red_and_black_jokers_are_never_swapped() -> None:
+    """Jokers side by side, in four designs: red is never read black nor black red."""
+    total = Score()
+    for deck in ("anglo", "paris", "plastic", "tango_nuevo"):
+        for seed in (4, 5):
+            image, truth = render_table(
+                {"seat0": "BR", "seat2": "RB", "kitty": "BR"}, seed=seed, deck=deck, px_per_mm=1.5
+            )
+            total.add(score_scene(truth, read_cards(image)))
+    assert total.joker_swaps == 0, total.to_dict()
+    assert total.right >= 0.5 * total.cards, total.to_dict()
+
+
+def test_empty_table_gives_no_cards() -> None:
+    image, _ = render_table({}, seed=3, background="wood")
+    assert read_cards(image) == []
+
+
+def test_blank_and_empty_frames_give_no_cards() -> None:
+    assert read_cards(np.zeros((0, 0, 3), np.uint8)) == []
+    assert read_cards(np.full((720, 1280, 3), 255, np.uint8)) == []
