@@ -24,7 +24,7 @@ from typing import Any, Final, Protocol
 
 from table.errors import UserError
 from table.mqtt_topics import check_table_id
-from table.rules import HouseRules, RulesError, get_variant
+from table.rules import HouseRules, Play, RulesError, get_variant, parse_cards
 from table.session import LogEntry, SessionLog, TableSession
 from web.display import action_text
 
@@ -229,6 +229,10 @@ class TableAccess(Protocol):
         """Replaces a misread last play, logged with who and why."""
         ...
 
+    def enter_play(self, table: str, seat: int, cards: str, by: str, why: str) -> str:
+        """Submits a play the operator typed (the camera could not read it), with who and why."""
+        ...
+
     def acknowledge(self, table: str, seq: int, by: str) -> str:
         """Marks the table's last alert as seen by the operator."""
         ...
@@ -296,6 +300,10 @@ class LocalTable:
         return snapshot_key(self.snapshot, self.revision)
 
 
+PlayHook = Callable[[TableSession, int, str, str, str], LogEntry]
+"""Submits a typed play (session, seat, cards, by, why); a controller also resets its camera."""
+
+
 class LocalAccess:
     """Serves tables whose :class:`TableSession` lives in this process.
 
@@ -315,9 +323,11 @@ class LocalAccess:
         house_rules: HouseRules | None = None,
         queue_size: int = QUEUE_SIZE,
         call: Callable[[Callable[[], str]], str] | None = None,
+        play_hook: PlayHook | None = None,
     ) -> None:
         self.log = log
         self.call = call
+        self.play_hook = play_hook
         self.hub = Hub(queue_size)
         self.house_rules = house_rules
         self.on_session: list[Callable[[TableSession], None]] = []
@@ -493,6 +503,19 @@ class LocalAccess:
             return f"seat {seat}'s play corrected to {entry.data['action']['cards']}"
 
         return self._run(table, correct)
+
+    def enter_play(self, table: str, seat: int, cards: str, by: str, why: str) -> str:
+        """Submits a typed play: through the controller's hook when there is one."""
+
+        def enter(local: LocalTable) -> str:
+            session = self._session(local)
+            if self.play_hook is not None:
+                entry = self.play_hook(session, seat, cards, by, why)
+            else:
+                entry = session.submit(Play(seat, parse_cards(cards)), "console")[0]
+            return f"seat {seat} plays {entry.data['action']['cards']}"
+
+        return self._run(table, enter)
 
     def acknowledge(self, table: str, seq: int, by: str) -> str:
         """Marks the last alert as seen; kept in memory, as the log has no entry for it."""

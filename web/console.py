@@ -270,7 +270,8 @@ def _undo(table: str, by: str, snapshot: dict[str, Any]) -> str:
     return get_access().undo(table, who, why)
 
 
-def _correct(table: str, by: str, snapshot: dict[str, Any]) -> str:
+def _play_fields(snapshot: dict[str, Any]) -> tuple[int, str, str, str]:
+    """Reads the seat, cards, who and why of a correction or a typed play."""
     seat = seat_field("seat", "The seat", _players(snapshot))
     text = text_field("cards", "Cards", 80)
     try:
@@ -281,7 +282,15 @@ def _correct(table: str, by: str, snapshot: dict[str, Any]) -> str:
         raise FormError("Cards: this field is required")
     who = text_field("who", "Who", NAME_MAX)
     why = text_field("why", "Why", NOTE_MAX)
-    return get_access().correct(table, seat, cards, who, why)
+    return seat, cards, who, why
+
+
+def _correct(table: str, by: str, snapshot: dict[str, Any]) -> str:
+    return get_access().correct(table, *_play_fields(snapshot))
+
+
+def _play(table: str, by: str, snapshot: dict[str, Any]) -> str:
+    return get_access().enter_play(table, *_play_fields(snapshot))
 
 
 def _acknowledge(table: str, by: str, snapshot: dict[str, Any]) -> str:
@@ -298,6 +307,7 @@ ACTIONS: Final[dict[str, Callable[[str, str, dict[str, Any]], str]]] = {
     "deal": _deal,
     "undo": _undo,
     "correct": _correct,
+    "play": _play,
     "acknowledge": _acknowledge,
 }
 

@@ -280,6 +280,12 @@ class MqttAccess:
         self._request(table, topics.CMD_CORRECT, args)
         return f"seat {seat}'s play corrected to {cards}"
 
+    def enter_play(self, table: str, seat: int, cards: str, by: str, why: str) -> str:
+        """Asks the table to take a play the operator typed, with who and why."""
+        args = {"seat": seat, "cards": cards, "by": by, "why": why}
+        self._request(table, topics.CMD_PLAY, args)
+        return f"seat {seat} plays {cards}"
+
     def acknowledge(self, table: str, seq: int, by: str) -> str:
         """Marks the table's last alert as seen on this screen (the bridge has no command)."""
         remote = self._get(table)

@@ -180,7 +180,13 @@ def _dashboard(
 ) -> tuple[LocalAccess, DashboardServer]:
     """Serves the dashboard in this process; console commands run on the controller thread."""
     access = LocalAccess(
-        log, [session], house_rules=session.state.house_rules, call=controller.call
+        log,
+        [session],
+        house_rules=session.state.house_rules,
+        call=controller.call,
+        play_hook=lambda _session, seat, cards, by, why: _enter_play(
+            controller, seat, cards, by, why
+        ),
     )
     access.on_session.append(lambda new: controller.call(lambda: controller.adopt(new)))
     server = DashboardServer(create_app(settings, access), host, port)

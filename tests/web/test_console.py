@@ -104,6 +104,20 @@ def test_deal_undo_and_correct_log_who_and_why(
     assert response.status_code == 303
     undo = log.entries(table_session.session_id)[-1]
     assert (undo.kind, undo.data["by"], undo.data["why"]) == ("undo", "Eve", "wrong seat")
+    response = client.post(
+        "/console/t1/play",
+        data={"seat": "1", "cards": "5", "who": "Dee", "why": "unreadable", "csrf_token": token},
+    )
+    assert response.status_code == 303
+    typed = log.entries(table_session.session_id)[-1]
+    assert typed.kind == "action" and typed.data["source"] == "console"
+    assert typed.data["action"] == {"type": "play", "seat": 1, "cards": "5"}
+    refused = client.post(
+        "/console/t1/play",
+        data={"seat": "0", "cards": "6", "who": "Dee", "why": "x", "csrf_token": token},
+    )
+    assert refused.status_code == 409
+    assert "not on turn" in refused.get_data(as_text=True)
     history = client.get(f"/history/{table_session.session_id}").get_data(as_text=True)
     assert "camera read 3" in history and "wrong seat" in history
 
