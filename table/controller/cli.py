@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import sys
 import threading
 import webbrowser
 from collections.abc import Iterator, Sequence
@@ -18,7 +19,7 @@ from werkzeug.security import generate_password_hash
 from table.config import Config, load_config
 from table.controller.eyes import Eyes, FrameSource
 from table.controller.loop import Controller
-from table.controller.virtual import ScriptedTable, SimPlayers, VirtualTable
+from table.controller.virtual import ScriptedTable, SimPlayers, TerminalSeat, VirtualTable
 from table.devices.driver import PanelDriver
 from table.devices.simulated import SimulatedPanel
 from table.errors import UserError
@@ -57,6 +58,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     demo.add_argument("--mqtt", metavar="URL", help="publish the table to this broker")
     demo.add_argument("--table", default="demo", help="table id (default demo)")
     demo.add_argument("--port", type=int, default=5000, help="dashboard port (default 5000)")
+    demo.add_argument(
+        "--seat", type=int, metavar="N", help="play seat N yourself, in this terminal"
+    )
     demo.add_argument("--no-browser", action="store_true", help="do not open a browser")
     demo.set_defaults(func=_demo)
 
@@ -94,8 +98,17 @@ def _demo(args: argparse.Namespace) -> int:
         players: SimPlayers
         controller = Controller(session, panel=panel, eyes=eyes, deal=lambda: players.deal())
         controller_box.append(controller)
+        if args.seat is not None and not 0 <= args.seat < variant.players:
+            raise UserError(f"--seat must be a seat from 0 to {variant.players - 1}")
         players = SimPlayers(
-            controller, panel, table, eyes, seed=args.seed, rounds=args.rounds, speed=args.speed
+            controller,
+            panel,
+            table,
+            eyes,
+            seed=args.seed,
+            rounds=args.rounds,
+            speed=args.speed,
+            person=args.seat,
         )
         print(f"ddz-table demo: table {args.table!r}, session {session.session_id}, "
               f"{variant.players} players, log {log.url}")  # fmt: skip
@@ -108,6 +121,9 @@ def _demo(args: argparse.Namespace) -> int:
                   f" (console password: {DEMO_PASSWORD}); Ctrl-C stops")  # fmt: skip
             if not args.no_browser:
                 webbrowser.open(f"{server.url}/table/{args.table}")
+            if args.seat is not None:
+                person = TerminalSeat(players, args.seat, sys.stdout)
+                threading.Thread(target=person.run, args=(sys.stdin, stop), daemon=True).start()
             worker = threading.Thread(target=players.run, args=(stop,), daemon=True)
             worker.start()
             while worker.is_alive() and not stop.is_set():

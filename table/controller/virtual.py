@@ -9,11 +9,13 @@ every seat: random legal bids and plays, laid on the virtual table first.
 from __future__ import annotations
 
 import json
+import queue
 import random
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -22,12 +24,14 @@ from table.controller.loop import Controller
 from table.devices.events import Key
 from table.devices.simulated import SimulatedPanel
 from table.errors import UserError
-from table.rules import Bid, Cards, Pass, Phase, Play, RulesError, get_variant
+from table.rules import Bid, Cards, Pass, Phase, Play, RulesError, get_variant, parse_cards
 from table.rules.simulate import deal, random_action
-from table.session.entries import SessionError
+from table.session.entries import LogEntry, SessionError
 from table.vision.synth import render_table
 
 DEMO_OPERATOR = "demo operator"
+_PERSON = object()
+"""Marks the turn of the seat a person plays: its action comes from the terminal."""
 _BID_KEYS = {1: Key.BID1, 2: Key.BID2, 3: Key.BID3}
 
 
@@ -132,6 +136,7 @@ class SimPlayers:
         seed: int,
         rounds: int | None,
         speed: float = 1.0,
+        person: int | None = None,
     ) -> None:
         self.controller = controller
         self.panel = panel
@@ -140,6 +145,8 @@ class SimPlayers:
         self.rng = random.Random(seed)
         self.rounds = rounds
         self.pause = 0.6 / max(speed, 0.01)
+        self.person = person
+        self.person_actions: queue.Queue[Bid | Pass | Play] = queue.Queue()
         self.finished = threading.Event()
         self._table_has_cards = False
 
@@ -153,6 +160,11 @@ class SimPlayers:
             action, trick_over = self.controller.call(self._next_action)
             if trick_over:
                 self._clear_table()
+            if action is _PERSON:
+                try:
+                    action = self.person_actions.get(timeout=0.5)
+                except queue.Empty:
+                    continue
             if action is None:
                 self.finished.set()
                 return
@@ -207,7 +219,7 @@ class SimPlayers:
                 return
             stop.wait(0.05)
 
-    def _next_action(self) -> tuple[Bid | Pass | Play | None, bool]:
+    def _next_action(self) -> tuple[Bid | Pass | Play | object | None, bool]:
         """Picks the next key press on the controller thread, where the state is consistent.
 
         Also tells whether the cards on the table belong to a finished trick or round.
@@ -218,9 +230,12 @@ class SimPlayers:
             ledger = session.state.ledger
             if self.rounds is not None and ledger is not None and ledger.rounds >= self.rounds:
                 return None, True
-            seat = self.rng.randrange(self.controller.seats)
+            seats = [seat for seat in range(self.controller.seats) if seat != self.person]
+            seat = self.rng.choice(seats)
             return self.rng.choice([Pass(seat), Bid(seat, 1), Bid(seat, 2), Bid(seat, 3)]), True
         trick_over = played.state.phase is Phase.PLAY and played.state.trick is None
+        if played.state.turn == self.person:
+            return _PERSON, trick_over
         return random_action(played, self.rng), trick_over
 
     def _clear_table(self) -> None:
@@ -232,3 +247,94 @@ class SimPlayers:
         self.eyes.wait_frames(2, timeout=5)
         self.eyes.new_trick()
         self.eyes.wait_frames(1, timeout=5)
+
+
+PERSON_HELP = "type: pass | bid 1 | bid 2 | bid 3 | play CARDS (like 33 or 345678) | hand | quit"
+
+
+def person_action(line: str, seat: int) -> Bid | Pass | Play:
+    """Reads what the person at the terminal wants to do; the rules judge it later.
+
+    :raises: :exc:`ValueError` with what to type instead.
+
+    >>> person_action("play 3 3", 1)
+    Play(seat=1, cards=Cards.from_str('33'))
+    """
+    words = line.split(maxsplit=1)
+    verb = words[0].lower() if words else ""
+    rest = words[1] if len(words) > 1 else ""
+    if verb == "pass" and not rest:
+        return Pass(seat)
+    if verb == "bid" and rest.strip() in ("1", "2", "3"):
+        return Bid(seat, int(rest))
+    if verb == "play" and rest.strip():
+        return Play(seat, parse_cards(rest))
+    raise ValueError(f"{line.strip()!r} is not a move; {PERSON_HELP}")
+
+
+class TerminalSeat:
+    """Lets a person play one seat of the demo from the terminal."""
+
+    def __init__(self, players: SimPlayers, seat: int, out: TextIO) -> None:
+        self.players = players
+        self.seat = seat
+        self.out = out
+        players.controller.session.listeners.append(self._told)
+
+    def run(self, lines: Iterable[str], stop: threading.Event) -> None:
+        """Reads moves until the input ends, ``quit`` or ``stop``."""
+        self._say(f"You play seat {self.seat}. {PERSON_HELP}")
+        for line in lines:
+            if stop.is_set() or line.strip().lower() == "quit":
+                break
+            if not line.strip():
+                continue
+            if line.strip().lower() == "hand":
+                self._say(self.players.controller.call(self._hand_text))
+                continue
+            try:
+                action = person_action(line, self.seat)
+            except (ValueError, RulesError) as error:
+                self._say(str(error))
+                continue
+            turn = self.players.controller.call(self._turn)
+            if turn != self.seat:
+                self._say(f"not your turn yet: seat {turn} is on turn")
+                continue
+            self.players.person_actions.put(action)
+        stop.set()
+
+    def _turn(self) -> int | None:
+        played = self.players.controller.session.state.round
+        return None if played is None or played.state.is_over else played.state.turn
+
+    def _hand_text(self) -> str:
+        played = self.players.controller.session.state.round
+        hand = played.state.hands[self.seat] if played is not None else None
+        return f"your hand: {hand}" if hand is not None else "no cards dealt yet"
+
+    def _told(self, entry: LogEntry) -> None:
+        """Tells the person what the referee just decided (on the controller thread)."""
+        data = entry.data
+        if entry.kind == "rejected" and data["action"].get("seat") == self.seat:
+            self._say(f"refused: {data['reason']}")
+        elif entry.kind == "action":
+            action = data["action"]
+            verb = {"bid": f"bids {action.get('amount')}", "pass": "passes"}.get(
+                action["type"], f"plays {action.get('cards')}"
+            )
+            self._say(f"seat {action.get('seat')} {verb}")
+        if entry.kind in ("action", "round_start") and self._turn() == self.seat:
+            self._say(f"your turn {self._task()}; {self._hand_text()}")
+
+    def _task(self) -> str:
+        played = self.players.controller.session.state.round
+        assert played is not None
+        if played.state.phase is Phase.AUCTION:
+            return "to bid"
+        trick = played.state.trick
+        return "to lead" if trick is None else f"to beat {trick.cards}"
+
+    def _say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ SCHEMA_VERSION: Final = 1
 ENV_DB: Final = "DDZ_TABLE_DB"
 _ID_ALPHABET: Final = "abcdefghjkmnpqrstuvwxyz23456789"
 _ID_TRIES: Final = 8
+_SCHEMA_WAITS: Final = 30
 
 metadata = sa.MetaData()
 
@@ -226,6 +228,24 @@ class SessionLog:
             raise UserError(_corrupt_message(self.where, error)) from None
 
     def _check_schema(self, create: bool) -> None:
+        """Creates the schema or checks its version.
+
+        pysqlite runs DDL outside the transaction, so another process may see the
+        tables of a brand-new log before its version row: wait for that row.
+        """
+        for _ in range(_SCHEMA_WAITS):
+            version = self._schema_version(create)
+            if version is not None:
+                break
+            time.sleep(0.1)
+        if version != str(SCHEMA_VERSION):
+            raise UserError(
+                f"{self.where} has log schema version {version}, this ddz-table reads version"
+                f" {SCHEMA_VERSION}; use a matching ddz-table or another --db"
+            )
+
+    def _schema_version(self, create: bool) -> str | None:
+        """Gets the log's schema version, creating the schema in an empty database."""
         with self._begin() as conn:
             if conn.dialect.name == "postgresql":
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(74170313)"))
@@ -240,15 +260,11 @@ class SessionLog:
                 conn.execute(
                     sa.insert(meta_table).values(key="schema_version", value=str(SCHEMA_VERSION))
                 )
-                return
+                return str(SCHEMA_VERSION)
             version = conn.execute(
                 sa.select(meta_table.c.value).where(meta_table.c.key == "schema_version")
             ).scalar_one_or_none()
-        if version != str(SCHEMA_VERSION):
-            raise UserError(
-                f"{self.where} has log schema version {version}, this ddz-table reads version"
-                f" {SCHEMA_VERSION}; use a matching ddz-table or another --db"
-            )
+        return None if version is None else str(version)
 
     def start_session(
         self,

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.vision, pytest.mark.slow]
 
 def demo(db: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "table.cli", "demo", "--db", db, "--table", "t1",
-            "--speed", "20", "--no-browser", *extra]  # fmt: skip
+            "--speed", "20", "--port", "0", "--no-browser", *extra]  # fmt: skip
 
 
 def session_state(db: str) -> tuple[str, TableState]:
@@ -82,3 +82,38 @@ def test_demo_resumes_the_round_after_sigkill(tmp_path: Path) -> None:
     before_kill = [(step.seq, step.action) for step in killed.rounds[0].steps]
     resumed = [(step.seq, step.action) for step in after.rounds[0].steps]
     assert resumed[: len(before_kill)] == before_kill
+
+
+def test_a_person_plays_a_seat_from_the_terminal(tmp_path: Path) -> None:
+    """The person passes when they may and leads their lowest card; the round ends."""
+    db = f"sqlite:///{tmp_path / 'log.sqlite3'}"
+    with subprocess.Popen(
+        demo(db, "--rounds", "1", "--seat", "1"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
+    ) as person:
+        assert person.stdin is not None and person.stdout is not None
+        person.stdin.write("bid 7\n")
+        told = []
+        for line in person.stdout:
+            told.append(line.strip())
+            if not line.startswith("your turn"):
+                continue
+            if "to lead" in line:
+                hand = line.rsplit("your hand: ", 1)[1].strip()
+                person.stdin.write(f"play {hand[0]}\n")
+            else:
+                person.stdin.write("pass\n")
+        person.stdin.close()
+        assert person.wait(60) == 0
+    assert any("is not a move" in line for line in told), "a bad move gets a clear answer"
+    assert any(line.startswith("seat 1 ") for line in told), "the person's moves were played"
+    _, state = session_state(db)
+    assert state.ledger is not None and state.ledger.rounds == 1
+    person_plays = [
+        step for step in state.rounds[0].steps if getattr(step.action, "seat", None) == 1
+    ]
+    assert person_plays, "seat 1 acted through the terminal"

@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,29 @@ def test_a_log_of_another_schema_version_is_refused(sqlite_url: str) -> None:
         UserError, match=f"version 99, this ddz-table reads version {SCHEMA_VERSION}"
     ):
         SessionLog.open(sqlite_url)
+
+
+def test_a_log_being_created_by_another_process_is_waited_for(sqlite_url: str) -> None:
+    """Tables without their version row yet: the other process is still creating the log."""
+    SessionLog.open(sqlite_url).close()
+    engine = sa.create_engine(sqlite_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM ddz_meta"))
+
+    def finish_creating() -> None:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text("INSERT INTO ddz_meta VALUES ('schema_version', :v)"),
+                {"v": str(SCHEMA_VERSION)},
+            )
+
+    late = threading.Timer(0.3, finish_creating)
+    late.start()
+    try:
+        SessionLog.open(sqlite_url).close()
+    finally:
+        late.join()
+        engine.dispose()
 
 
 @pytest.mark.parametrize(
