@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import random
 import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from types import TracebackType
 
 import serial
 import serial.threaded
@@ -33,6 +31,7 @@ from table.devices.events import (
     PanelLost,
     PanelNotice,
 )
+from table.devices.notices import NoticeQueue
 from table.devices.protocol import (
     TERMINATOR,
     Ack,
@@ -189,7 +188,7 @@ class PanelReader(serial.threaded.ReaderThread):
         self.protocol = None
 
 
-class PanelDriver:
+class PanelDriver(NoticeQueue):
     """Talks to one button panel on a serial port and keeps talking through unplugs.
 
     Notices (:class:`KeyEvent`, :class:`PanelBack`, :class:`PanelLost`) go to ``on_notice`` if
@@ -212,7 +211,7 @@ class PanelDriver:
     ) -> None:
         self.port = port
         self._on_notice = on_notice
-        self._notices: queue.Queue[PanelNotice] = queue.Queue()
+        super().__init__()
         self._hello_timeout = hello_timeout
         self._silence_timeout = silence_timeout
         self._backoff = backoff
@@ -279,24 +278,6 @@ class PanelDriver:
             self._wake.notify_all()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join()
-
-    def __enter__(self) -> PanelDriver:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    def get(self, timeout: float | None = None) -> PanelNotice:
-        """Returns the next notice, waiting up to ``timeout`` seconds.
-
-        :raises queue.Empty: if none arrives in time.
-        """
-        return self._notices.get(timeout=timeout)
 
     def set_led(self, seat: int, led: Led, pattern: int) -> None:
         """Shows a pattern on one LED; kept and restored after reconnects and panel resets.

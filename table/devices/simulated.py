@@ -8,12 +8,10 @@ controller takes either. Keys are pressed by a script (:func:`parse_script`), by
 from __future__ import annotations
 
 import itertools
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from types import TracebackType
 
 from table.devices.driver import NoticeSink, PanelStats
 from table.devices.events import (
@@ -26,6 +24,7 @@ from table.devices.events import (
     PanelLost,
     PanelNotice,
 )
+from table.devices.notices import NoticeQueue
 from table.errors import UserError
 
 SIM_PORT = "sim://"
@@ -36,7 +35,7 @@ KEYBOARD_OPERATOR: dict[str, Key] = {"-": Key.UNDO, "\x7f": Key.UNDO, "\r": Key.
 KEYBOARD_QUIT = ("\x03", "\x04", "\x1b")
 
 
-class SimulatedPanel:
+class SimulatedPanel(NoticeQueue):
     """Produces the same notices as :class:`~table.devices.driver.PanelDriver`, from code.
 
     >>> panel = SimulatedPanel(seats=3)
@@ -59,7 +58,7 @@ class SimulatedPanel:
         self.port = SIM_PORT
         self._seats = seats
         self._on_notice = on_notice
-        self._notices: queue.Queue[PanelNotice] = queue.Queue()
+        super().__init__()
         self._clock = clock
         self._epoch = clock()
         self._seq = itertools.count()
@@ -91,24 +90,6 @@ class SimulatedPanel:
     def stop(self) -> None:
         """Unplugs the panel without a notice, as the driver does when stopped."""
         self._connected = False
-
-    def __enter__(self) -> SimulatedPanel:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    def get(self, timeout: float | None = None) -> PanelNotice:
-        """Returns the next notice, waiting up to ``timeout`` seconds.
-
-        :raises queue.Empty: if none arrives in time.
-        """
-        return self._notices.get(timeout=timeout)
 
     def set_led(self, seat: int, led: Led, pattern: int) -> None:
         """Records the LED pattern, checked like the driver checks it.

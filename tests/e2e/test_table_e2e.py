@@ -36,14 +36,11 @@ from table.session.state import TableState
 from table.session.store import SessionLog
 from table.vision.calibration import calibrate
 from tests.firmware.panel_harness import Harness, build_firmware
+from tests.web.web_helpers import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.firmware, pytest.mark.mqtt, pytest.mark.browser]
 
 BROKER = "mqtt://127.0.0.1:1883"
-CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]  # fmt: skip
 
 
 def free_port() -> int:
@@ -274,9 +271,7 @@ class StateWatch:
 def open_screen(live: LiveTable) -> Iterator[Page]:
     """Opens the table screen in headless Chromium; saves a screenshot at the end."""
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_FLAGS
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(f"http://127.0.0.1:{live.port}/table/{live.table}")
         yield page
