@@ -69,21 +69,35 @@ class FakePanel:
                 *blocks, buffer = buffer.split(b"\x00")
                 for block in blocks:
                     if block:
-                        self._handle(decode_message(decode_frame(block)))
+                        self._handle(decode_message(decode_frame(block)), conn)
             conn.close()
 
-    def _handle(self, message: Message) -> None:
+    def _handle(self, message: Message, conn: socket.socket) -> None:
+        """Takes one message from the host, answering on the connection it came by.
+
+        A message read after :meth:`unplug` crossed a pulled cable: it is dropped,
+        and an answer to it must not wait for the next connection, which only
+        this same thread can accept.
+        """
         with self._cond:
+            if conn is not self._conn:
+                return
             self.received.append(message)
             self._cond.notify_all()
         if isinstance(message, SetSession):
             self.session = message.session
         if isinstance(message, HelloRequest | SetSession) and self.answers_hello:
-            self.hello()
+            try:
+                conn.sendall(encode_message(self._hello()))
+            except OSError:  # unplugged between reading and answering
+                return
+
+    def _hello(self) -> Hello:
+        return Hello(1, 0, 9, 4, 2, self.oldest_seq, self.panel_ms, self.session)
 
     def hello(self) -> None:
         """Sends a HELLO describing the fake's current state."""
-        self.send(Hello(1, 0, 9, 4, 2, self.oldest_seq, self.panel_ms, self.session))
+        self.send(self._hello())
 
     def send(self, message: Message | bytes) -> None:
         """Sends a message (framed) or raw bytes to the connected host."""
