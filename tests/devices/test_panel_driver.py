@@ -183,6 +183,9 @@ def test_reconnect_keeps_the_sequence_of_the_same_panel(
 ) -> None:
     fake.event(0)
     assert isinstance(driver.get(timeout=5), KeyEvent)
+    # The premise: the panel holds our session before the cable goes. (A panel unplugged
+    # before SET_SESSION arrived looks reset on reconnect, and rightly so.)
+    fake.wait_received(lambda m: isinstance(m, SetSession))
     fake.unplug()
     assert isinstance(driver.get(timeout=5), PanelLost)
     assert isinstance(driver.get(timeout=5), PanelBack)
