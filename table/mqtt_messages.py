@@ -109,17 +109,20 @@ def public_data(entry: LogEntry) -> dict[str, Any]:
     return data
 
 
-def event_message(table: str, entry: LogEntry) -> Message:
-    """Builds the QoS 1 event for one logged entry, with its stable id."""
-    payload = {
+def _entry_fields(table: str, entry: LogEntry) -> dict[str, Any]:
+    """Gets what every event and alert says of its entry: stable id, place and time."""
+    return {
         "id": event_id(table, entry.session_id, entry.seq),
         "table": table,
         "session": entry.session_id,
         "seq": entry.seq,
         "at": time_text(entry.at),
-        "kind": entry.kind,
-        "data": public_data(entry),
     }
+
+
+def event_message(table: str, entry: LogEntry) -> Message:
+    """Builds the QoS 1 event for one logged entry, with its stable id."""
+    payload = {**_entry_fields(table, entry), "kind": entry.kind, "data": public_data(entry)}
     return Message(topics.event_topic(table), _dump(payload), qos=1, retain=False)
 
 
@@ -147,16 +150,7 @@ def alert_message(table: str, entry: LogEntry) -> Message | None:
         message = str(data.get("message", ""))
     else:
         return None
-    payload = {
-        "id": event_id(table, entry.session_id, entry.seq),
-        "table": table,
-        "session": entry.session_id,
-        "seq": entry.seq,
-        "at": time_text(entry.at),
-        "kind": kind,
-        "message": message,
-        "seat": seat,
-    }
+    payload = {**_entry_fields(table, entry), "kind": kind, "message": message, "seat": seat}
     return Message(topics.alert_topic(table), _dump(payload), qos=1, retain=False)
 
 

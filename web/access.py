@@ -284,20 +284,49 @@ def check_players(players: Sequence[str]) -> tuple[str, ...]:
 
 
 @dataclass
-class LocalTable:
-    """One table served in-process: its session (if any) and what the screens last saw."""
+class ScreenTable:
+    """What the screens know of one table, whichever accessor feeds them.
+
+    ``revision`` counts changes that are not in the log; ``alert_ack`` is who
+    acknowledged the table's last alert, kept only by this accessor.
+    """
 
     table: str
-    session: TableSession | None = None
     snapshot: Snapshot = field(default_factory=dict)
     revision: int = 0
     alert_ack: dict[str, Any] | None = None
-    lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property
     def key(self) -> str:
-        """Gets the key of the cached snapshot."""
+        """Gets the key of the snapshot as the screens see it."""
         return snapshot_key(self.snapshot, self.revision)
+
+    def current_ack(self, snapshot: Snapshot) -> dict[str, Any] | None:
+        """Gets the acknowledgement if it is of the snapshot's last alert, else ``None``."""
+        last = snapshot.get("last_alert")
+        ack = self.alert_ack
+        return ack if ack and last and ack["seq"] == last.get("seq") else None
+
+    def acknowledge(self, seq: int, by: str) -> str:
+        """Marks the last alert as seen by ``by``.
+
+        :raises: :exc:`CommandError` if another alert came meanwhile.
+        """
+        last = self.snapshot.get("last_alert")
+        if not last or last.get("seq") != seq:
+            raise CommandError("that alert is no longer the table's last alert; reload")
+        self.alert_ack = {"seq": seq, "by": by}
+        self.revision += 1
+        logger.info("%s acknowledged alert %d at table %s", by, seq, self.table)
+        return f"alert acknowledged by {by}"
+
+
+@dataclass
+class LocalTable(ScreenTable):
+    """One table served in-process: its session (if any) and what the screens last saw."""
+
+    session: TableSession | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock)
 
 
 PlayHook = Callable[[TableSession, int, str, str, str], LogEntry]
@@ -387,9 +416,7 @@ class LocalAccess:
         if session is not None:
             snapshot.update(session.state.snapshot())
         snapshot["online"] = True
-        ack = local.alert_ack
-        last = snapshot.get("last_alert")
-        snapshot["alert_ack"] = ack if ack and last and ack["seq"] == last["seq"] else None
+        snapshot["alert_ack"] = local.current_ack(snapshot)
         local.snapshot = snapshot
         self.hub.publish(Update(local.table, local.key, snapshot))
 
@@ -521,14 +548,9 @@ class LocalAccess:
         """Marks the last alert as seen; kept in memory, as the log has no entry for it."""
 
         def acknowledge(local: LocalTable) -> str:
-            last = local.snapshot.get("last_alert")
-            if not last or last.get("seq") != seq:
-                raise CommandError("that alert is no longer the table's last alert; reload")
-            local.alert_ack = {"seq": seq, "by": by}
-            local.revision += 1
-            logger.info("%s acknowledged alert %d at table %s", by, seq, table)
+            done = local.acknowledge(seq, by)
             self._refresh(local)
-            return f"alert acknowledged by {by}"
+            return done
 
         return self._run(table, acknowledge)
 

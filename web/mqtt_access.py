@@ -29,11 +29,11 @@ from web.access import (
     QUEUE_SIZE,
     CommandError,
     Hub,
+    ScreenTable,
     Snapshot,
     UnknownTableError,
     Update,
     check_players,
-    snapshot_key,
     waiting_snapshot,
 )
 
@@ -44,29 +44,18 @@ ANSWER_TIMEOUT: Final = 5.0
 
 
 @dataclass
-class RemoteTable:
+class RemoteTable(ScreenTable):
     """What the screen knows of one table from the broker."""
 
-    table: str
-    snapshot: Snapshot
     online: bool = False
-    revision: int = 0
-    alert_ack: dict[str, Any] | None = None
-
-    @property
-    def key(self) -> str:
-        """Gets the key of the snapshot as the screens see it."""
-        return snapshot_key(self.snapshot, self.revision)
 
     def view(self) -> Snapshot:
         """Gets the snapshot with the accessor's own keys filled in."""
-        last = self.snapshot.get("last_alert")
-        ack = self.alert_ack
         return {
             **self.snapshot,
             "table": self.table,
             "online": self.online,
-            "alert_ack": ack if ack and last and ack["seq"] == last.get("seq") else None,
+            "alert_ack": self.current_ack(self.snapshot),
         }
 
 
@@ -289,14 +278,9 @@ class MqttAccess:
     def acknowledge(self, table: str, seq: int, by: str) -> str:
         """Marks the table's last alert as seen on this screen (the bridge has no command)."""
         remote = self._get(table)
-        last = remote.snapshot.get("last_alert")
-        if not last or last.get("seq") != seq:
-            raise CommandError("that alert is no longer the table's last alert; reload")
-        remote.alert_ack = {"seq": seq, "by": by}
-        remote.revision += 1
-        logger.info("%s acknowledged alert %d at table %s", by, seq, table)
+        done = remote.acknowledge(seq, by)
         self._publish(remote)
-        return f"alert acknowledged by {by}"
+        return done
 
     def close(self) -> None:
         """Disconnects from the broker and ends every subscription."""

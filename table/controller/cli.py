@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from werkzeug.security import generate_password_hash
 
+from table.cli import positive_int
 from table.config import Config, load_config
 from table.controller.eyes import Eyes, FrameSource
 from table.controller.loop import Controller
@@ -51,9 +52,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     demo = commands.add_parser("demo", help="play a whole table without hardware")
     demo.add_argument("--players", type=int, choices=(3, 4), default=3)
-    demo.add_argument("--rounds", type=int, metavar="N", help="stop after N settled rounds")
+    demo.add_argument(
+        "--rounds", type=positive_int, metavar="N", help="stop after N settled rounds"
+    )
     demo.add_argument("--seed", type=int, default=1)
-    demo.add_argument("--speed", type=float, default=1.0, help="how fast the players act")
+    demo.add_argument(
+        "--speed", type=_speed, default=1.0, help="how fast the players act (default 1)"
+    )
     demo.add_argument("--db", metavar="URL", help="session log (default: SQLite in the data dir)")
     demo.add_argument("--mqtt", metavar="URL", help="publish the table to this broker")
     demo.add_argument("--table", default="demo", help="table id (default demo)")
@@ -63,6 +68,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     demo.add_argument("--no-browser", action="store_true", help="do not open a browser")
     demo.set_defaults(func=_demo)
+
+
+def _speed(text: str) -> float:
+    """Parses the demo's speed factor, with a readable error."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.01 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{value:g} is out of range; use 0.01 to 100")
+    return value
 
 
 @contextmanager
@@ -88,16 +104,8 @@ def _demo(args: argparse.Namespace) -> int:
         table = VirtualTable(args.seed)
         calibration = calibrate(table.read())
         panel = SimulatedPanel(seats=variant.players)
-        controller_box: list[Controller] = []
-        eyes = Eyes(
-            lambda: table,
-            calibration,
-            variant.players,
-            on_health=lambda status, detail: controller_box[0].on_camera(status, detail),
-        )
-        players: SimPlayers
-        controller = Controller(session, panel=panel, eyes=eyes, deal=lambda: players.deal())
-        controller_box.append(controller)
+        eyes = Eyes(lambda: table, calibration, variant.players)
+        controller = Controller(session, panel=panel, eyes=eyes)
         if args.seat is not None and not 0 <= args.seat < variant.players:
             raise UserError(f"--seat must be a seat from 0 to {variant.players - 1}")
         players = SimPlayers(
@@ -110,6 +118,7 @@ def _demo(args: argparse.Namespace) -> int:
             speed=args.speed,
             person=args.seat,
         )
+        controller.deal = players.deal  # the demo's referee sees the hands it deals
         print(f"ddz-table demo: table {args.table!r}, session {session.session_id}, "
               f"{variant.players} players, log {log.url}")  # fmt: skip
         with _interrupts() as stop:
@@ -226,17 +235,11 @@ def _run(args: argparse.Namespace) -> int:
         session = open_session(log, config["table.id"], config["table.players"], config.house_rules)
         panel = PanelDriver(config["panel.port"]) if config["panel.port"] else None
         calibration = _calibration(config) if config["camera.source"] else None
-        controller_box: list[Controller] = []
         eyes = None
         if calibration is not None:
-            eyes = Eyes(
-                lambda: open_camera(config["camera.source"]),
-                calibration,
-                len(config["table.players"]),
-                on_health=lambda status, detail: controller_box[0].on_camera(status, detail),
-            )
+            source = config["camera.source"]
+            eyes = Eyes(lambda: open_camera(source), calibration, len(config["table.players"]))
         controller = Controller(session, panel=panel, eyes=eyes)
-        controller_box.append(controller)
         print(f"ddz-table: table {config['table.id']!r}, session {session.session_id}, "
               f"log {log.url}")  # fmt: skip
         if panel is None:

@@ -51,7 +51,6 @@ class Eyes:
         seats: int,
         *,
         model: Model | None = None,
-        on_health: HealthCallback | None = None,
         max_backoff: float = 5.0,
         max_frames: int = 10,
     ) -> None:
@@ -59,7 +58,8 @@ class Eyes:
         self.calibration = calibration
         self.seats = seats
         self._model = model or load_model()
-        self._on_health = on_health
+        self.on_health: HealthCallback | None = None
+        """Told when the source is lost or back; the controller logs it as the camera's health."""
         self._max_backoff = max_backoff
         self._extractors = [PlayExtractor(max_frames=max_frames) for _ in range(seats)]
         self._readings: dict[int, PlayReading] = {}
@@ -193,5 +193,5 @@ class Eyes:
         self.is_seeing = seeing
         if status == "lost":
             logger.warning("camera lost: %s", detail)
-        if self._on_health is not None:
-            self._on_health(status, detail)
+        if self.on_health is not None:
+            self.on_health(status, detail)

@@ -87,6 +87,8 @@ class Controller:
         self._thread: threading.Thread | None = None
         self._panel_thread: threading.Thread | None = None
         session.listeners.append(self._after_entry)
+        if eyes is not None:
+            eyes.on_health = self.on_camera
 
     # -- running ---------------------------------------------------------------
 
