@@ -226,13 +226,20 @@ class MqttBridge:
             self._cache.append(entry)
 
     def _entries_after(self, session_id: str, seq: int) -> list[LogEntry]:
-        """Gets a session's entries after ``seq``, from memory when it holds them all."""
+        """Gets a session's entries after ``seq``, from memory when it holds them all.
+
+        For the current session, only entries already folded: an entry appended
+        meanwhile goes out with its own sync, followed by the state that shows it.
+        """
         is_current = self.session is not None and session_id == self.session.session_id
-        if is_current and seq >= self._state.seq:
+        if not is_current:
+            return self.log.entries(session_id, after=seq)
+        folded = self._state.seq
+        if seq >= folded:
             return []
-        if is_current and self._cache and self._cache[0].seq <= seq + 1:
-            return [entry for entry in self._cache if entry.seq > seq]
-        return self.log.entries(session_id, after=seq)
+        if self._cache and self._cache[0].seq <= seq + 1:
+            return [entry for entry in self._cache if seq < entry.seq <= folded]
+        return [entry for entry in self.log.entries(session_id, after=seq) if entry.seq <= folded]
 
     def _sync(
         self,
