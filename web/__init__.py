@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask, current_app, render_template
 from werkzeug.wrappers import Response
 
 from web.access import TableAccess, UnknownTableError
+
+if TYPE_CHECKING:
+    from web.seats import SeatHost
 
 #: Content-Security-Policy of every page: no inline script, nothing from elsewhere.
 CSP = (
@@ -24,14 +27,17 @@ CSP = (
 
 
 def create_app(
-    test_config: Mapping[str, Any] | None = None, access: TableAccess | None = None
+    test_config: Mapping[str, Any] | None = None,
+    access: TableAccess | None = None,
+    seats: SeatHost | None = None,
 ) -> Flask:
     """Builds the dashboard app around an accessor.
 
     ``test_config`` overrides the defaults (``PASSWORD_HASH``, ``SECRET_KEY``,
     ``SSE_KEEPALIVE``...). Without ``access`` the app follows the log named by
     ``DATABASE`` (the default log when empty) for the tables in ``TABLES``, so that
-    ``flask --app web run`` shows something useful.
+    ``flask --app web run`` shows something useful. Only the demo passes
+    ``seats``: people in a browser on its machine may then play its simulated seats.
     """
     app = Flask(__name__)
     app.config.from_mapping(
@@ -69,6 +75,11 @@ def create_app(
     app.register_blueprint(history.bp)
     app.register_blueprint(console.bp)
     app.extensions["ddz_folds"] = history.FoldCache()
+    if seats is not None:
+        from web import seats as seat_pages
+
+        app.extensions["ddz_seats"] = seats
+        app.register_blueprint(seat_pages.bp)
     register_template_helpers(app)
 
     @app.errorhandler(UnknownTableError)

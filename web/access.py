@@ -9,7 +9,9 @@ gets the current snapshot) instead of ever slowing the table.
 
 A snapshot is the dict of :meth:`TableState.snapshot` plus three keys the
 accessor adds: ``table``, ``online`` (is the table's controller reachable) and
-``alert_ack`` (who acknowledged ``last_alert``, or ``None``).
+``alert_ack`` (who acknowledged ``last_alert``, or ``None``). A controller that
+runs without a device (no broker configured, say) has its accessor show that
+device as ``off``: nothing is logged about a device that is not there.
 """
 
 from __future__ import annotations
@@ -353,8 +355,11 @@ class LocalAccess:
         queue_size: int = QUEUE_SIZE,
         call: Callable[[Callable[[], str]], str] | None = None,
         play_hook: PlayHook | None = None,
+        off: Iterable[str] = (),
     ) -> None:
         self.log = log
+        self.off = tuple(off)
+        """Devices this table runs without (``broker`` when MQTT is off): shown as off."""
         self.call = call
         self.play_hook = play_hook
         self.hub = Hub(queue_size)
@@ -415,6 +420,8 @@ class LocalAccess:
         snapshot = waiting_snapshot(local.table)
         if session is not None:
             snapshot.update(session.state.snapshot())
+            for device in self.off:
+                snapshot["devices"][device] = {"status": "off", "detail": "not configured"}
         snapshot["online"] = True
         snapshot["alert_ack"] = local.current_ack(snapshot)
         local.snapshot = snapshot

@@ -28,7 +28,14 @@ PHASES: Final = {
 
 _SEAT: Final = re.compile(r"\bseat (\d+)\b")
 
-DEVICE_STATUS: Final = {"ok": "ok", "back": "ok", "online": "ok", "lost": "lost", "offline": "lost"}
+DEVICE_STATUS: Final = {
+    "ok": "ok",
+    "back": "ok",
+    "online": "ok",
+    "lost": "lost",
+    "offline": "lost",
+    "off": "off",
+}
 
 
 @dataclass(frozen=True)
@@ -103,11 +110,11 @@ def multiplier_parts(snapshot: dict[str, Any]) -> list[str]:
     """Lists what made the current stake: the bid, the bombs and the rockets.
 
     In 4p only bombs of six or more cards double, which the screen says when a
-    bomb on the table did not.
+    bomb on the table did not (``doublings`` counts the bombs and rockets that did).
 
-    >>> multiplier_parts({"highest_bid": 3, "bombs": 2, "rockets": 1, "multiplier": 8})
+    >>> multiplier_parts({"highest_bid": 3, "bombs": 2, "rockets": 1, "doublings": 3})
     ['bid 3', '2 bombs', '1 rocket']
-    >>> multiplier_parts({"variant": "4p", "bombs": 1, "rockets": 0, "multiplier": 1})
+    >>> multiplier_parts({"variant": "4p", "bombs": 1, "rockets": 0, "doublings": 0})
     ['1 bomb (only bombs of 6+ cards double)']
     """
     parts = []
@@ -118,8 +125,7 @@ def multiplier_parts(snapshot: dict[str, Any]) -> list[str]:
     rockets = int(snapshot.get("rockets") or 0)
     if bombs:
         part = f"{bombs} bomb{'' if bombs == 1 else 's'}"
-        doubled = int(snapshot.get("multiplier") or 1).bit_length() - 1 - rockets
-        if snapshot.get("variant") == "4p" and doubled < bombs:
+        if int(snapshot.get("doublings", bombs + rockets)) - rockets < bombs:
             part += " (only bombs of 6+ cards double)"
         parts.append(part)
     if rockets:
@@ -208,10 +214,12 @@ def reason_text(snapshot: dict[str, Any], reason: str) -> str:
 
 
 def device_state(health: dict[str, Any] | None) -> str:
-    """Sorts a device's reported status into ok, lost or unknown for its badge.
+    """Sorts a device's reported status into ok, lost, off or unknown for its badge.
 
     >>> device_state({"status": "back"}), device_state({"status": "lost"}), device_state(None)
     ('ok', 'lost', 'unknown')
+    >>> device_state({"status": "off"})
+    'off'
     """
     status = str((health or {}).get("status", "unknown"))
     return DEVICE_STATUS.get(status, "unknown")

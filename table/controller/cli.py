@@ -20,7 +20,13 @@ from table.cli import positive_int
 from table.config import Config, load_config
 from table.controller.eyes import Eyes, FrameSource
 from table.controller.loop import Controller
-from table.controller.virtual import ScriptedTable, SimPlayers, TerminalSeat, VirtualTable
+from table.controller.virtual import (
+    BrowserSeats,
+    ScriptedTable,
+    SimPlayers,
+    TerminalSeat,
+    VirtualTable,
+)
 from table.devices.driver import PanelDriver
 from table.devices.simulated import SimulatedPanel
 from table.errors import UserError
@@ -36,6 +42,7 @@ from table.vision.camera import Camera
 from web import create_app
 from web.access import LocalAccess
 from web.cli import DashboardServer, app_config
+from web.seats import SeatHost
 
 DEMO_NAMES = ("Ann", "Bo", "Cy", "Di")
 DEMO_PASSWORD = "demo"
@@ -116,7 +123,7 @@ def _demo(args: argparse.Namespace) -> int:
             seed=args.seed,
             rounds=args.rounds,
             speed=args.speed,
-            person=args.seat,
+            people=() if args.seat is None else (args.seat,),
         )
         controller.deal = players.deal  # the demo's referee sees the hands it deals
         print(f"ddz-table demo: table {args.table!r}, session {session.session_id}, "
@@ -125,9 +132,19 @@ def _demo(args: argparse.Namespace) -> int:
             controller.start()
             bridge = _bridge(args.mqtt, log, session, controller, False) if args.mqtt else None
             settings = {"PASSWORD_HASH": generate_password_hash(DEMO_PASSWORD)}
-            access, server = _dashboard(log, session, controller, settings, "127.0.0.1", args.port)
+            access, server = _dashboard(
+                log,
+                session,
+                controller,
+                settings,
+                "127.0.0.1",
+                args.port,
+                BrowserSeats(players),
+                mqtt=bool(args.mqtt),
+            )
             print(f"ddz-table demo: dashboard at {server.url}/table/{args.table}"
-                  f" (console password: {DEMO_PASSWORD}); Ctrl-C stops")  # fmt: skip
+                  f" (console password: {DEMO_PASSWORD}; play a seat at"
+                  f" {server.url}/demo/{args.table}); Ctrl-C stops")  # fmt: skip
             if not args.no_browser:
                 webbrowser.open(f"{server.url}/table/{args.table}")
             if args.seat is not None:
@@ -202,8 +219,21 @@ def _dashboard(
     settings: dict[str, Any],
     host: str,
     port: int,
+    seats: SeatHost | None = None,
+    *,
+    mqtt: bool,
 ) -> tuple[LocalAccess, DashboardServer]:
-    """Serves the dashboard in this process; console commands run on the controller thread."""
+    """Serves the dashboard in this process; console commands run on the controller thread.
+
+    ``seats`` is the demo's: people in a browser may play its simulated seats.
+    The screens show the panel, camera or broker (``mqtt``) the table runs
+    without as off.
+    """
+    present = {
+        "panel": controller.panel is not None,
+        "camera": controller.eyes is not None,
+        "broker": mqtt,
+    }
     access = LocalAccess(
         log,
         [session],
@@ -212,9 +242,10 @@ def _dashboard(
         play_hook=lambda _session, seat, cards, by, why: _enter_play(
             controller, seat, cards, by, why
         ),
+        off=[device for device, there in present.items() if not there],
     )
     access.on_session.append(lambda new: controller.call(lambda: controller.adopt(new)))
-    server = DashboardServer(create_app(settings, access), host, port)
+    server = DashboardServer(create_app(settings, access, seats), host, port)
     server.start()
     return access, server
 
@@ -257,6 +288,7 @@ def _run(args: argparse.Namespace) -> int:
                 app_config(config),
                 config["dashboard.host"],
                 config["dashboard.port"],
+                mqtt=bool(config["mqtt.url"]),
             )
             print(f"ddz-table: dashboard at {server.url}")
             bridge = None

@@ -2,13 +2,17 @@
 
 Frames come from any source with ``read()`` and ``close()`` (a
 :class:`~table.vision.camera.Camera` or the demo's virtual table). Each frame's
-readings are sorted into the seat zones of the calibration; a seat's
-:class:`~table.vision.plays.PlayExtractor` is fed only while a PLAY press waits
-for it. A source that fails is reported lost and reopened with backoff.
+readings are sorted into the seat zones of the calibration and fed to every
+seat's :class:`~table.vision.plays.PlayExtractor`, which keeps the zone's recent
+frames: players lay their cards and then press PLAY, so a press usually finds
+the cards already read the same in enough frames and commits at once. A source
+that fails is reported lost (the recent frames are dropped with it) and reopened
+with backoff.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -51,13 +55,15 @@ class Eyes:
         seats: int,
         *,
         model: Model | None = None,
+        reader: Callable[[np.ndarray], list[Detection]] | None = None,
         max_backoff: float = 5.0,
         max_frames: int = 10,
     ) -> None:
         self._open_source = open_source
         self.calibration = calibration
         self.seats = seats
-        self._model = model or load_model()
+        self._read = reader or functools.partial(read_cards, model=model or load_model())
+        """Turns a frame into card readings: the card reader, or a test's script."""
         self.on_health: HealthCallback | None = None
         """Told when the source is lost or back; the controller logs it as the camera's health."""
         self._max_backoff = max_backoff
@@ -106,41 +112,48 @@ class Eyes:
 
     def wait_frames(self, count: int, timeout: float) -> bool:
         """Waits until ``count`` more frames were read; false on timeout."""
-        deadline = time.monotonic() + timeout
         with self._changed:
             target = self._frames + count
-            while self._frames < target:
-                left = deadline - time.monotonic()
-                if left <= 0 or self._stop.is_set():
-                    return False
-                self._changed.wait(left)
-        return True
+            return self._wait(lambda: self._frames >= target, time.monotonic() + timeout)
 
     def read_play(self, seat: int, timeout: float = 5.0) -> PlayReading:
         """Reads the new cards of a seat's zone after its PLAY press.
 
-        Returns a confident reading once it is stable over several frames, or
-        the most frequent reading marked unsure (empty when nothing was seen
-        before ``timeout``, as when the camera is lost).
+        Returns a confident reading once it is stable over several frames (at
+        once when the frames before the press already were), or the most
+        frequent reading marked unsure (empty when nothing was seen before
+        ``timeout``, as when the camera is lost). A rebase still waiting for its
+        frame is applied first, so the press is read against the right cards.
         """
         extractor = self._extractors[seat]
         deadline = time.monotonic() + timeout
+        nothing = PlayReading("", 0.0, False, 0)
         with self._changed:
             self._readings.pop(seat, None)
+            if not self._wait(lambda: seat not in self._rebase, deadline):
+                return nothing
             self._known_before[seat] = list(extractor.known)
-            extractor.press()
-            while seat not in self._readings:
-                left = deadline - time.monotonic()
-                if left <= 0 or self._stop.is_set():
-                    extractor.clear(extractor.known)
-                    return PlayReading("", 0.0, False, 0)
-                self._changed.wait(left)
+            reading = extractor.press()
+            if reading is not None:
+                return reading
+            if not self._wait(lambda: seat in self._readings, deadline):
+                extractor.cancel()
+                return nothing
             return self._readings.pop(seat)
+
+    def _wait(self, done: Callable[[], bool], deadline: float) -> bool:
+        """Waits, holding the lock, until ``done()``; false on the deadline or a stop."""
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0 or self._stop.is_set():
+                return False
+            self._changed.wait(left)
+        return True
 
     def discard(self, seat: int) -> None:
         """Forgets the seat's last reading: the play was refused and the cards go back."""
         with self._changed:
-            self._extractors[seat].clear(self._known_before.pop(seat, []))
+            self._extractors[seat].known = self._known_before.pop(seat, [])
 
     def _run(self) -> None:
         backoff = 0.5
@@ -158,12 +171,13 @@ class Eyes:
                 frame = source.read()
             except UserError as error:
                 self._health("lost", str(error))
+                self._forget_recent()
                 source.close()
                 source = None
                 continue
             backoff = 0.5
             self._health("back", "frames arriving")
-            self._take(read_cards(frame, self._model))
+            self._take(self._read(frame))
         if source is not None:
             source.close()
 
@@ -175,16 +189,23 @@ class Eyes:
                 by_zone.setdefault(name, []).append(detection)
         with self._changed:
             self._latest = by_zone
-            for seat in self._rebase:
-                self._extractors[seat].clear(by_zone.get(seat_zone(seat), []))
-            self._rebase.clear()
             for seat, extractor in enumerate(self._extractors):
-                if extractor.is_waiting:
-                    reading = extractor.feed(by_zone.get(seat_zone(seat), []))
-                    if reading is not None:
-                        self._readings[seat] = reading
+                zone = by_zone.get(seat_zone(seat), [])
+                if seat in self._rebase:
+                    extractor.clear(zone)
+                    continue
+                reading = extractor.feed(zone)
+                if reading is not None:
+                    self._readings[seat] = reading
+            self._rebase.clear()
             self._frames += 1
             self._changed.notify_all()
+
+    def _forget_recent(self) -> None:
+        """Drops every zone's recent frames: a press after a loss must see the table again."""
+        with self._changed:
+            for extractor in self._extractors:
+                extractor.forget_recent()
 
     def _health(self, status: str, detail: str) -> None:
         seeing = status == "back"

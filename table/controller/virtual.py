@@ -8,11 +8,14 @@ every seat: random legal bids and plays, laid on the virtual table first.
 
 from __future__ import annotations
 
+import hmac
 import json
 import queue
 import random
+import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,10 +27,22 @@ from table.controller.loop import Controller
 from table.devices.events import Key
 from table.devices.simulated import SimulatedPanel
 from table.errors import UserError
-from table.rules import Bid, Cards, Pass, Phase, Play, RulesError, get_variant, parse_cards
+from table.rules import (
+    Bid,
+    Cards,
+    Pass,
+    Phase,
+    Play,
+    RulesError,
+    get_variant,
+    parse_cards,
+    to_dict,
+)
 from table.rules.simulate import deal, random_action
 from table.session.entries import LogEntry, SessionError
 from table.vision.synth import render_table
+from web.access import CommandError, UnknownTableError
+from web.seats import SeatView
 
 DEMO_OPERATOR = "demo operator"
 _PERSON = object()
@@ -36,7 +51,19 @@ _BID_KEYS = {1: Key.BID1, 2: Key.BID2, 3: Key.BID3}
 
 
 class VirtualTable:
-    """Renders the table as a camera would see it, at most ``fps`` frames a second."""
+    """Renders the table as a camera would see it, at most ``fps`` frames a second.
+
+    Rendering a scene costs about twice as much as reading it, so each scene is
+    rendered ``VARIANTS`` times (light, blur, noise and JPEG differ, as between a
+    camera's frames) and the frames cycle through those renders until the cards
+    change: a table left alone (a person thinking) costs no rendering. Any
+    ``VARIANTS`` frames in a row are distinct renders, so a card that one render
+    makes unreadable is not misread in every frame, and the reader's check that
+    a play reads the same in several frames keeps its meaning.
+    """
+
+    VARIANTS = 12
+    """Renders kept per scene: as many frames as a PLAY press looks at (2 before, 10 after)."""
 
     def __init__(self, seed: int, *, deck: str = "own0", fps: float = 8.0) -> None:
         self.seed = seed
@@ -46,6 +73,8 @@ class VirtualTable:
         self._lock = threading.Lock()
         self._frame = 0
         self._last = 0.0
+        self._scene: dict[str, list[str]] = {}
+        self._renders: dict[int, np.ndarray] = {}
 
     def lay(self, seat: int, cards: Cards) -> None:
         """Puts a play down in the seat's zone, next to or over its earlier ones."""
@@ -65,7 +94,7 @@ class VirtualTable:
             self._plays.clear()
 
     def read(self) -> np.ndarray:
-        """Renders the next frame."""
+        """Gives the next frame: one of the scene's renders, rendered once when first needed."""
         wait = self._last + self._interval - time.monotonic()
         if wait > 0:
             time.sleep(wait)
@@ -74,8 +103,12 @@ class VirtualTable:
             plays = {zone: list(cards) for zone, cards in self._plays.items() if cards}
             self._frame += 1
             frame = self._frame
-        image, _ = render_table(plays, self.seed, deck=self.deck, frame=frame)
-        return image
+        if plays != self._scene:
+            self._scene, self._renders = plays, {}
+        variant = frame % self.VARIANTS
+        if variant not in self._renders:
+            self._renders[variant], _ = render_table(plays, self.seed, deck=self.deck, frame=frame)
+        return self._renders[variant].copy()  # the caller's own, as a camera's frames are
 
     def close(self) -> None:
         """Nothing to release; here to be a frame source."""
@@ -136,7 +169,7 @@ class SimPlayers:
         seed: int,
         rounds: int | None,
         speed: float = 1.0,
-        person: int | None = None,
+        people: Iterable[int] = (),
     ) -> None:
         self.controller = controller
         self.panel = panel
@@ -145,9 +178,12 @@ class SimPlayers:
         self.rng = random.Random(seed)
         self.rounds = rounds
         self.pause = 0.6 / max(speed, 0.01)
-        self.person = person
+        self.people = set(people)
+        """Seats people play (terminal or browser); changed on the controller thread only."""
         self.person_actions: queue.Queue[Bid | Pass | Play] = queue.Queue()
         self.finished = threading.Event()
+        self._moving = threading.Lock()
+        """Held while a simulated move is chosen and made."""
         self._table_has_cards = False
 
     def deal(self) -> tuple[list[Cards], Cards]:
@@ -157,21 +193,39 @@ class SimPlayers:
     def run(self, stop: threading.Event) -> None:
         """Plays until ``rounds`` rounds are settled or ``stop`` is set."""
         while not stop.wait(self.pause):
-            action, trick_over = self.controller.call(self._next_action)
-            if trick_over:
-                self._clear_table()
-            if action is _PERSON:
-                try:
-                    action = self.person_actions.get(timeout=0.5)
-                except queue.Empty:
+            with self._moving:
+                action, trick_over = self.controller.call(self._next_action)
+                if trick_over:
+                    self._clear_table()
+                if action is not _PERSON:
+                    if action is None:
+                        self.finished.set()
+                        return
+                    self._make(action, stop)
                     continue
-            if action is None:
-                self.finished.set()
-                return
-            if isinstance(action, Play):
-                self._play(action, stop)
-            else:
-                self._press(action, stop)
+            try:
+                move = self.person_actions.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if self.controller.call(lambda seat=move.seat: self._is_persons_turn(seat)):
+                self._make(move, stop)  # else a move of a seat given back, or not on turn now
+
+    def lend(self, seat: int, to_person: bool) -> None:
+        """Gives a seat to a person, or back to the simulation.
+
+        Waits for a simulated move in progress (cards laid, PLAY not yet read),
+        so that none is made for a seat once a person holds it.
+        """
+        with self._moving:
+            self.controller.call(
+                lambda: self.people.add(seat) if to_person else self.people.discard(seat)
+            )
+
+    def _make(self, action: Bid | Pass | Play, stop: threading.Event) -> None:
+        if isinstance(action, Play):
+            self._play(action, stop)
+        else:
+            self._press(action, stop)
 
     def _seq(self) -> int:
         return self.controller.call(lambda: self.controller.session.state.seq)
@@ -199,6 +253,9 @@ class SimPlayers:
         cards = str(play.cards)
         if controller.pending is not None and controller.pending.seat == play.seat:
             return controller.confirm(cards, DEMO_OPERATOR, "the camera was not sure") is None
+        rejection = controller.session.state.last_rejection
+        if rejection is not None and rejection["action"] == to_dict(play):
+            return False  # read right and refused by the rules: the cards go back to the hand
         played = controller.session.state.round
         last = played.actions[-1] if played is not None and played.actions else None
         if isinstance(last, Play) and last.seat == play.seat:
@@ -230,13 +287,18 @@ class SimPlayers:
             ledger = session.state.ledger
             if self.rounds is not None and ledger is not None and ledger.rounds >= self.rounds:
                 return None, True
-            seats = [seat for seat in range(self.controller.seats) if seat != self.person]
+            seats = [seat for seat in range(self.controller.seats) if seat not in self.people]
             seat = self.rng.choice(seats)
             return self.rng.choice([Pass(seat), Bid(seat, 1), Bid(seat, 2), Bid(seat, 3)]), True
         trick_over = played.state.phase is Phase.PLAY and played.state.trick is None
-        if played.state.turn == self.person:
+        if played.state.turn in self.people:
             return _PERSON, trick_over
         return random_action(played, self.rng), trick_over
+
+    def _is_persons_turn(self, seat: int) -> bool:
+        played = self.controller.session.state.round
+        on_turn = played is not None and not played.state.is_over and played.state.turn == seat
+        return on_turn and seat in self.people
 
     def _clear_table(self) -> None:
         """Pushes the trick aside and lets the camera take the empty zones as the baseline."""
@@ -250,6 +312,10 @@ class SimPlayers:
 
 
 PERSON_HELP = "type: pass | bid 1 | bid 2 | bid 3 | play CARDS (like 33 or 345678) | hand | quit"
+
+
+MESSAGES = 6
+"""How many of the referee's last words a browser seat keeps for its page."""
 
 
 def person_action(line: str, seat: int) -> Bid | Pass | Play:
@@ -272,14 +338,90 @@ def person_action(line: str, seat: int) -> Bid | Pass | Play:
     raise ValueError(f"{line.strip()!r} is not a move; {PERSON_HELP}")
 
 
-class TerminalSeat:
+class PersonSeat:
+    """One seat of the demo that a person plays: their moves go in, the referee's words come out.
+
+    The moves take the simulated players' path (cards laid on the virtual table,
+    read by the camera, PLAY pressed on the simulated panel); subclasses say the
+    referee's words where the person is (:meth:`_say`).
+    """
+
+    def __init__(self, players: SimPlayers, seat: int) -> None:
+        self.players = players
+        self.seat = seat
+        self._session = players.controller.session
+        self._session.listeners.append(self._told)
+
+    def close(self) -> None:
+        """Stops hearing the referee (the seat is given back)."""
+        if self._told in self._session.listeners:
+            self._session.listeners.remove(self._told)
+
+    def submit(self, line: str) -> Bid | Pass | Play:
+        """Queues the person's move; the rules judge it when it reaches the table.
+
+        :raises: :exc:`ValueError` or :exc:`RulesError` saying what to do instead.
+        """
+        action = person_action(line, self.seat)
+        turn = self.players.controller.call(self.turn)
+        if turn != self.seat:
+            on_turn = "no round is on" if turn is None else f"seat {turn} is on turn"
+            raise ValueError(f"not your turn yet: {on_turn}")
+        self.players.person_actions.put(action)
+        return action
+
+    def turn(self) -> int | None:
+        """Gets the seat on turn, ``None`` between rounds (controller thread)."""
+        played = self.players.controller.session.state.round
+        return None if played is None or played.state.is_over else played.state.turn
+
+    def hand(self) -> Cards | None:
+        """Gets the seat's hand, ``None`` before a deal (controller thread)."""
+        played = self.players.controller.session.state.round
+        return played.state.hands[self.seat] if played is not None else None
+
+    def _hand_text(self) -> str:
+        hand = self.hand()
+        return f"your hand: {hand}" if hand is not None else "no cards dealt yet"
+
+    def task(self) -> str:
+        """Says what the seat has to do now, or who is on turn (controller thread)."""
+        turn = self.turn()
+        played = self.players.controller.session.state.round
+        if turn is None or played is None:
+            return "waiting for the next deal"
+        if turn != self.seat:
+            return f"seat {turn} is on turn"
+        if played.state.phase is Phase.AUCTION:
+            return "your turn to bid"
+        trick = played.state.trick
+        return "your turn to lead" if trick is None else f"your turn to beat {trick.cards}"
+
+    def _told(self, entry: LogEntry) -> None:
+        """Tells the person what the referee just decided (on the controller thread)."""
+        data = entry.data
+        if entry.kind == "rejected" and data["action"].get("seat") == self.seat:
+            self._say(f"refused: {data['reason']}")
+        elif entry.kind in ("action", "correction"):
+            action = data["action"]
+            verb = {"bid": f"bids {action.get('amount')}", "pass": "passes"}.get(
+                action["type"], f"plays {action.get('cards')}"
+            )
+            corrected = " (the misread play corrected)" if entry.kind == "correction" else ""
+            self._say(f"seat {action.get('seat')} {verb}{corrected}")
+        if entry.kind in ("action", "round_start") and self.turn() == self.seat:
+            self._say(f"{self.task()}; {self._hand_text()}")
+
+    def _say(self, text: str) -> None:
+        raise NotImplementedError
+
+
+class TerminalSeat(PersonSeat):
     """Lets a person play one seat of the demo from the terminal."""
 
     def __init__(self, players: SimPlayers, seat: int, out: TextIO) -> None:
-        self.players = players
-        self.seat = seat
         self.out = out
-        players.controller.session.listeners.append(self._told)
+        super().__init__(players, seat)
 
     def run(self, lines: Iterable[str], stop: threading.Event) -> None:
         """Reads moves until the input ends, ``quit`` or ``stop``."""
@@ -293,48 +435,112 @@ class TerminalSeat:
                 self._say(self.players.controller.call(self._hand_text))
                 continue
             try:
-                action = person_action(line, self.seat)
+                self.submit(line)
             except (ValueError, RulesError) as error:
                 self._say(str(error))
-                continue
-            turn = self.players.controller.call(self._turn)
-            if turn != self.seat:
-                self._say(f"not your turn yet: seat {turn} is on turn")
-                continue
-            self.players.person_actions.put(action)
         stop.set()
-
-    def _turn(self) -> int | None:
-        played = self.players.controller.session.state.round
-        return None if played is None or played.state.is_over else played.state.turn
-
-    def _hand_text(self) -> str:
-        played = self.players.controller.session.state.round
-        hand = played.state.hands[self.seat] if played is not None else None
-        return f"your hand: {hand}" if hand is not None else "no cards dealt yet"
-
-    def _told(self, entry: LogEntry) -> None:
-        """Tells the person what the referee just decided (on the controller thread)."""
-        data = entry.data
-        if entry.kind == "rejected" and data["action"].get("seat") == self.seat:
-            self._say(f"refused: {data['reason']}")
-        elif entry.kind == "action":
-            action = data["action"]
-            verb = {"bid": f"bids {action.get('amount')}", "pass": "passes"}.get(
-                action["type"], f"plays {action.get('cards')}"
-            )
-            self._say(f"seat {action.get('seat')} {verb}")
-        if entry.kind in ("action", "round_start") and self._turn() == self.seat:
-            self._say(f"your turn {self._task()}; {self._hand_text()}")
-
-    def _task(self) -> str:
-        played = self.players.controller.session.state.round
-        assert played is not None
-        if played.state.phase is Phase.AUCTION:
-            return "to bid"
-        trick = played.state.trick
-        return "to lead" if trick is None else f"to beat {trick.cards}"
 
     def _say(self, text: str) -> None:
         self.out.write(text + "\n")
         self.out.flush()
+
+
+class BrowserSeat(PersonSeat):
+    """A seat played from the demo's dashboard: the referee's last words wait for the page."""
+
+    def __init__(self, players: SimPlayers, seat: int, token: str) -> None:
+        self.token = token
+        self.messages: deque[str] = deque(maxlen=MESSAGES)
+        super().__init__(players, seat)
+
+    def _say(self, text: str) -> None:
+        self.messages.append(text)
+
+
+class BrowserSeats:
+    """Lends the demo's simulated seats to people at the dashboard (:class:`web.seats.SeatHost`).
+
+    Whoever takes a seat gets a token, which the page keeps in its signed session
+    cookie; only that token sees the seat's hand, moves for it or gives it back.
+    One seat always stays simulated: its bid or pass deals the next round.
+    """
+
+    def __init__(self, players: SimPlayers) -> None:
+        self.players = players
+        self._held: dict[int, BrowserSeat] = {}
+        self._lock = threading.Lock()
+
+    def _check_table(self, table: str) -> None:
+        if table != self.players.controller.session.info.table:
+            raise UnknownTableError(table)
+
+    def _seat(self, table: str, seat: int, token: str) -> BrowserSeat:
+        self._check_table(table)
+        with self._lock:
+            held = self._held.get(seat)
+        if held is None or not hmac.compare_digest(held.token, token):
+            raise CommandError(f"you do not hold seat {seat}; take a free seat first")
+        return held
+
+    def free_seats(self, table: str) -> list[int]:
+        """Lists the seats the simulated players play now, which a person may take."""
+        self._check_table(table)
+        people = self.players.controller.call(lambda: set(self.players.people))
+        return [seat for seat in range(self.players.controller.seats) if seat not in people]
+
+    def take(self, table: str, seat: int) -> str:
+        """Hands a simulated seat to the person asking; returns the token that proves it.
+
+        :raises: :exc:`CommandError` if the seat is not free or is the last simulated one.
+        """
+        free = self.free_seats(table)
+        if seat not in free:
+            raise CommandError(f"seat {seat} is not free; a person plays it already")
+        if len(free) == 1:
+            raise CommandError("one seat stays with the simulated players: its bid deals a round")
+        held = BrowserSeat(self.players, seat, secrets.token_urlsafe(16))
+        with self._lock:
+            self._held[seat] = held
+        self.players.lend(seat, to_person=True)
+        held.messages.append(f"You play seat {seat}. {self.players.controller.call(held.task)}")
+        return held.token
+
+    def give_back(self, table: str, seat: int, token: str) -> None:
+        """Gives the seat back to the simulated players."""
+        held = self._seat(table, seat, token)
+        with self._lock:
+            self._held.pop(seat, None)
+        held.close()
+        self.players.lend(seat, to_person=False)
+
+    def view(self, table: str, seat: int, token: str) -> SeatView:
+        """Gets what the seat's person sees: the hand, the task, the referee's last words."""
+        held = self._seat(table, seat, token)
+
+        def look() -> SeatView:
+            played = self.players.controller.session.state.round
+            hand = held.hand()
+            return SeatView(
+                seat=seat,
+                hand=str(hand) if hand is not None else "",
+                task=held.task(),
+                on_turn=held.turn() == seat,
+                phase=played.state.phase.value if played is not None else "waiting",
+                messages=tuple(held.messages),
+            )
+
+        return self.players.controller.call(look)
+
+    def act(self, table: str, seat: int, token: str, move: str) -> str:
+        """Queues a move (``pass``, ``bid 2``, ``play 33``); says what happens next.
+
+        :raises: :exc:`CommandError` with what to do instead.
+        """
+        held = self._seat(table, seat, token)
+        try:
+            action = held.submit(move)
+        except (ValueError, RulesError) as error:
+            raise CommandError(str(error)) from None
+        if isinstance(action, Play):
+            return f"{action.cards} laid on the table; the camera reads them and PLAY is pressed"
+        return "bid made" if isinstance(action, Bid) else "pass made"

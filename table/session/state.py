@@ -516,6 +516,7 @@ class TableState:
             "multiplier": self._multiplier(),
             "bombs": state.bombs if state is not None else 0,
             "rockets": state.rockets if state is not None else 0,
+            "doublings": state.doublings if state is not None else 0,
             "winner": state.winner if state is not None else None,
             "history": [_history_row(r) for r in self.rounds if r.outcome is not None],
             "totals": list(self.ledger.totals),

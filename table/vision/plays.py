@@ -3,13 +3,15 @@
 When a seat presses PLAY, the new cards are those in its zone that were not there
 at its previous commit (the start of the trick, or its last play). Hands pass over
 the zone and readings flicker, so a play is committed only when the same new cards,
-all read with enough confidence, are seen in several frames in a row; otherwise the
-extractor reports what it saw, marked as not confident, and the referee asks.
+all read with enough confidence, are seen in several frames in a row (the frames
+just before the press count: cards are laid first, then PLAY is pressed);
+otherwise the extractor reports what it saw, marked as not confident, and the
+referee asks.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -148,11 +150,13 @@ def extract_play(
 
 @dataclass
 class PlayExtractor:
-    """Follows one zone over a trick: call :meth:`press` on PLAY, then :meth:`feed` frames.
+    """Follows one zone over a trick: :meth:`feed` it every frame, :meth:`press` on PLAY.
 
-    :meth:`feed` returns ``None`` while it is still waiting, then one
-    :class:`PlayReading`; a confident reading is added to the zone's known cards
-    so the next play of the trick is told apart from it.
+    Players lay their cards before they press PLAY, so the extractor keeps the
+    zone's last ``stable_frames`` frames: a press whose cards already read the same
+    in all of them commits at once. Otherwise :meth:`feed` returns ``None`` while it
+    is still waiting, then one :class:`PlayReading`; a confident reading is added to
+    the zone's known cards so the next play of the trick is told apart from it.
     """
 
     stable_frames: int = 3
@@ -160,16 +164,39 @@ class PlayExtractor:
     min_confidence: float = 0.9
     radius: float = 10.0
     known: list[Detection] = field(default_factory=list)
+    _recent: deque[list[Detection]] = field(init=False)
     _pending: list[list[Detection]] | None = None
+
+    def __post_init__(self) -> None:
+        self._recent = deque(maxlen=self.stable_frames)
 
     def clear(self, detections: Sequence[Detection] = ()) -> None:
         """Starts a new trick: the cards now in the zone (usually none) are old."""
         self.known = list(detections)
+        self._recent = deque([list(detections)], maxlen=self.stable_frames)
         self._pending = None
 
-    def press(self) -> None:
-        """Starts collecting frames for a play."""
-        self._pending = []
+    def forget_recent(self) -> None:
+        """Drops the recent frames, which no longer tell what lies in the zone (camera lost)."""
+        self._recent.clear()
+
+    def press(self) -> PlayReading | None:
+        """Starts a play: returns it at once if the recent frames agree, else ``None`` and waits.
+
+        Only the last ``stable_frames - 1`` frames are carried into the wait, so
+        an older stable reading (cards since added to or moved) is never committed.
+        """
+        recent = list(self._recent)
+        if len(recent) == self.stable_frames:
+            reading = self._extract(recent)
+            if reading.is_confident:
+                return self._done(reading)
+        self._pending = recent[len(recent) - self.stable_frames + 1 :] if recent else []
+        return None
+
+    def cancel(self) -> None:
+        """Stops waiting for a play (nobody asks any more)."""
+        self._pending = None
 
     @property
     def is_waiting(self) -> bool:
@@ -178,18 +205,25 @@ class PlayExtractor:
 
     def feed(self, detections: Sequence[Detection]) -> PlayReading | None:
         """Adds one frame of the zone's readings; returns the play once decided."""
+        self._recent.append(list(detections))
         if self._pending is None:
             return None
         self._pending.append(list(detections))
-        reading = extract_play(
+        reading = self._extract(self._pending)
+        if not reading.is_confident and len(self._pending) < self.max_frames:
+            return None
+        return self._done(reading)
+
+    def _extract(self, frames: Sequence[Sequence[Detection]]) -> PlayReading:
+        return extract_play(
             self.known,
-            self._pending,
+            frames,
             stable_frames=self.stable_frames,
             min_confidence=self.min_confidence,
             radius=self.radius,
         )
-        if not reading.is_confident and len(self._pending) < self.max_frames:
-            return None
+
+    def _done(self, reading: PlayReading) -> PlayReading:
         self._pending = None
         if reading.is_confident:
             self.known.extend(reading.seen)

@@ -70,6 +70,70 @@ def test_extractor_gives_up_after_max_frames() -> None:
     assert not extractor.is_waiting
 
 
+def test_press_after_the_cards_lay_still_commits_at_once() -> None:
+    extractor = PlayExtractor(stable_frames=3)
+    laid = [det("7", 10, 10), det("7", 30, 10)]
+    for _ in range(3):
+        assert extractor.feed(laid) is None
+    reading = extractor.press()
+    assert reading is not None and reading.is_confident and reading.cards == "77"
+    assert not extractor.is_waiting
+
+
+def test_press_while_cards_still_move_waits_and_never_commits_an_older_reading() -> None:
+    extractor = PlayExtractor(stable_frames=3)
+    first = [det("5", 10, 10)]
+    both = [*first, det("6", 30, 10)]
+    for frame in (first, first, first, both):
+        extractor.feed(frame)
+    assert extractor.press() is None
+    assert extractor.feed(both) is None
+    reading = extractor.feed(both)
+    assert reading is not None and reading.cards == "56" and reading.is_confident
+
+
+def test_press_on_flickering_history_waits_for_agreeing_frames() -> None:
+    extractor = PlayExtractor(stable_frames=3)
+    good = [det("9", 10, 10), det("T", 30, 10)]
+    for frame in (good, [det("9", 10, 10)], good):
+        extractor.feed(frame)
+    assert extractor.press() is None
+    assert extractor.feed(good) is None  # the frame before the press counts: two agree
+    reading = extractor.feed(good)
+    assert reading is not None and reading.cards == "9T" and reading.frames == 4
+
+
+def test_unsure_history_is_still_reported_unsure_with_what_was_seen() -> None:
+    extractor = PlayExtractor(stable_frames=3, max_frames=4)
+    low = [det("Q", 10, 10, 0.5)]
+    for _ in range(3):
+        extractor.feed(low)
+    assert extractor.press() is None
+    out = [extractor.feed(low) for _ in range(2)]
+    assert out[0] is None
+    assert out[1] is not None and not out[1].is_confident and out[1].cards == "Q"
+    assert [d.card for d in out[1].seen] == ["Q"]
+
+
+def test_cards_old_at_a_new_trick_or_unseen_after_a_loss_are_not_committed() -> None:
+    extractor = PlayExtractor(stable_frames=2, max_frames=4)
+    old = [det("A", 10, 10)]
+    for _ in range(2):
+        extractor.feed(old)
+    extractor.clear(old)
+    assert extractor.press() is None
+    extractor.cancel()
+    fresh = [*old, det("2", 40, 10)]
+    for _ in range(2):
+        extractor.feed(fresh)
+    extractor.forget_recent()
+    assert extractor.press() is None
+    reading = extractor.feed(fresh)
+    assert reading is None
+    reading = extractor.feed(fresh)
+    assert reading is not None and reading.cards == "2"
+
+
 @pytest.mark.vision
 @pytest.mark.slow
 def test_plays_from_rendered_frames_with_a_hand_passing() -> None:

@@ -4,7 +4,8 @@
  * rendered fragment that replaces the table screen (or one venue card). EventSource
  * reconnects by itself and sends the last event id, so the server only resends a
  * screen that changed. Kiosk options: data-zoom on <html>, data-rotate/data-rotation
- * on #live to cycle through tables without reloading the page.
+ * on #live to cycle through tables without reloading the page. After each swap #live
+ * fires "ddz:swap", for a page that shows more than the table (the demo's seat panel).
  */
 "use strict";
 (function () {
@@ -58,6 +59,7 @@
       }
     }
     live.dataset.key = message.key;
+    live.dispatchEvent(new CustomEvent("ddz:swap"));
   }
 
   function connect(url) {

@@ -1,0 +1,135 @@
+"""The camera thread with scripted frames: plays read from the frames before a PLAY press."""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from table.controller.eyes import Eyes
+from table.errors import UserError
+from table.vision.calibration import Calibration, TableLayout
+from table.vision.plays import PlayReading
+from table.vision.recognize import Detection
+
+#: The table seen straight from above, one pixel a millimetre: seat 0's zone is y 300-450.
+CALIBRATION = Calibration(np.eye(3), (820, 460), TableLayout())
+SEAT0_Y = 380.0
+
+
+def laid(cards: str, confidence: float = 0.99) -> list[Detection]:
+    """Builds the readings of cards lying side by side in seat 0's zone."""
+    return [
+        Detection(
+            card, None, confidence, (260.0 + 40 * i, SEAT0_Y), ((260.0 + 40 * i, SEAT0_Y),) * 4
+        )
+        for i, card in enumerate(cards)
+    ]
+
+
+class ScriptedCamera:
+    """Gives the frames a test puts in, one per read; a ``None`` frame is a lost camera."""
+
+    def __init__(self) -> None:
+        self.frames: queue.Queue[list[Detection] | None] = queue.Queue()
+        self.current: list[Detection] = []
+
+    def read(self) -> np.ndarray:
+        frame = self.frames.get()
+        if frame is None:
+            raise UserError("the camera is unplugged")
+        self.current = frame
+        return np.zeros((1, 1, 3), np.uint8)
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def camera() -> ScriptedCamera:
+    return ScriptedCamera()
+
+
+@pytest.fixture
+def eyes(camera: ScriptedCamera) -> Iterator[Eyes]:
+    started = Eyes(
+        lambda: camera, CALIBRATION, 3, reader=lambda _frame: camera.current, max_frames=6
+    )
+    started.start()
+    yield started
+    camera.frames.put([])  # wakes the reading thread so that it sees the stop
+    started.stop()
+
+
+def press_while_showing(eyes: Eyes, camera: ScriptedCamera, frame: list[Detection]) -> PlayReading:
+    """Presses PLAY for seat 0 and shows the same frame until the press is answered."""
+    with ThreadPoolExecutor(1) as pool:
+        pressed = pool.submit(eyes.read_play, 0, 30)
+        while not pressed.done():
+            show(eyes, camera, frame)
+        return pressed.result()
+
+
+def show(eyes: Eyes, camera: ScriptedCamera, *frames: list[Detection]) -> None:
+    """Lets the camera read these frames, and waits until it has."""
+    for frame in frames:
+        camera.frames.put(frame)
+    assert eyes.wait_frames(len(frames), timeout=10)
+
+
+def test_cards_laid_before_the_press_commit_without_another_frame(
+    eyes: Eyes, camera: ScriptedCamera
+) -> None:
+    show(eyes, camera, [], laid("33"), laid("33"), laid("33"))
+    reading = eyes.read_play(0, timeout=10)  # no frame comes after the press
+    assert reading.is_confident and reading.cards == "33"
+    show(eyes, camera, laid("33"), laid("3344"), laid("3344"), laid("3344"))
+    second = eyes.read_play(0, timeout=10)
+    assert second.is_confident and second.cards == "44", "the first play is known"
+
+
+def test_a_press_while_cards_move_waits_for_stable_frames(
+    eyes: Eyes, camera: ScriptedCamera
+) -> None:
+    show(eyes, camera, laid("5"), laid("5"), laid("5"), laid("56"))
+    waited = eyes.read_play(0, timeout=0.3)  # no more frames: the press must not take "5"
+    assert (waited.cards, waited.is_confident) == ("", False)
+    reading = press_while_showing(eyes, camera, laid("56"))
+    assert reading.is_confident and reading.cards == "56"
+
+
+def test_a_new_trick_makes_the_cards_there_old(eyes: Eyes, camera: ScriptedCamera) -> None:
+    show(eyes, camera, laid("8"), laid("8"), laid("8"))
+    eyes.new_trick()
+    show(eyes, camera, laid("8"))
+    assert press_while_showing(eyes, camera, laid("89")).cards == "9"
+
+
+def test_a_refused_play_is_forgotten_and_read_again(eyes: Eyes, camera: ScriptedCamera) -> None:
+    show(eyes, camera, laid("JQ"), laid("JQ"), laid("JQ"))
+    assert eyes.read_play(0, timeout=10).cards == "JQ"
+    eyes.discard(0)  # the rules refused it; the player presses again without moving them
+    assert eyes.read_play(0, timeout=10).cards == "JQ"
+
+
+def test_a_lost_camera_forgets_what_it_saw(eyes: Eyes, camera: ScriptedCamera) -> None:
+    show(eyes, camera, laid("K"), laid("K"), laid("K"))
+    camera.frames.put(None)
+    show(eyes, camera, laid("K"))
+    assert eyes.is_seeing
+    waited = eyes.read_play(0, timeout=0.3)  # one frame since the loss is not enough
+    assert (waited.cards, waited.is_confident) == ("", False)
+    reading = press_while_showing(eyes, camera, laid("K"))
+    assert reading.is_confident and reading.cards == "K"
+
+
+def test_an_unsure_reading_is_reported_with_what_was_seen(
+    eyes: Eyes, camera: ScriptedCamera
+) -> None:
+    show(eyes, camera, *[laid("R", 0.6)] * 3)
+    reading = press_while_showing(eyes, camera, laid("R", 0.6))
+    assert not reading.is_confident and reading.cards == "R"
+    assert [d.card for d in reading.seen] == ["R"]
