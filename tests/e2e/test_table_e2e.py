@@ -203,23 +203,37 @@ class LiveTable:
         assert played is not None and played.actions[-1] == Play(seat, Cards.from_str(cards))
 
     def illegal(self, seat: int, cards: str) -> str:
-        """Lays a play the rules must refuse; returns the reason, after taking it back."""
+        """Lays a play the rules must refuse; returns the reason, after taking it back.
+
+        When the camera is unsure of the cards (it then refuses to guess), the
+        operator enters what lies there, as at a real table, and the rules judge that.
+        """
         self.lay(seat, cards)
         new = self.tap(seat, Key.PLAY)
+        unsure = any(e.kind == "alert" and e.data["kind"] == "low_confidence" for e in new)
+        if unsure and not any(e.kind == "rejected" for e in new):
+            before = len(self.entries())
+            self.command("play", refused=True, seat=seat, cards=cards, why="the camera was unsure")
+            until(
+                lambda: any(e.kind == "rejected" for e in self.entries()[before:]),
+                "the entered play to be judged",
+            )
+            new = self.entries()[before:]
         rejected = [e for e in new if e.kind == "rejected"]
         assert rejected, f"{cards} was not refused: {[e.data for e in new]}"
         self.take_back(seat)
         return str(rejected[-1].data["reason"])
 
-    def command(self, name: str, **fields: object) -> None:
-        """Sends an operator command over MQTT, as the venue desk would."""
+    def command(self, name: str, *, refused: bool = False, **fields: object) -> None:
+        """Sends an operator command over MQTT, as the venue desk would; ``refused``: the
+        table must say no (an entered play the rules refuse)."""
         payload = json.dumps({"by": "e2e operator", **fields})
         result = subprocess.run(
             [sys.executable, "-m", "table.cli", "mqtt", "cmd", self.table, name, payload,
              "--mqtt", BROKER],
             capture_output=True, text=True, timeout=60, check=False,
         )  # fmt: skip
-        assert result.returncode == 0, result.stdout + result.stderr
+        assert (result.returncode != 0) == refused, result.stdout + result.stderr
 
     def trick_over(self, leader: int) -> None:
         """The other seats pass; everyone pushes the trick aside."""
