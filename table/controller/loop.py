@@ -287,11 +287,10 @@ class Controller:
         except InvalidCardsError as error:
             return str(error)
         self.session.alert("play_entered", f"seat {seat}: {by} entered {chosen}: {why}")
+        self.pending = None  # what the operator typed replaces what the camera was unsure of
         refused = self.submit(Play(seat, chosen), "console")
-        if refused is None:
-            self.pending = None
-            if self.eyes is not None:
-                self.eyes.rebase([seat])
+        if refused is None and self.eyes is not None:
+            self.eyes.rebase([seat])
         return refused
 
     def undo(self, by: str, why: str) -> str | None:

@@ -6,14 +6,18 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from table.controller.eyes import Eyes
 from table.controller.loop import Controller
 from table.devices.events import Key, Led, LedPattern
 from table.devices.simulated import SimulatedPanel
 from table.rules import Cards, Phase
 from table.session.store import SessionLog
 from table.session.table import TableSession
+from table.vision.recognize import Detection
+from tests.controller.test_eyes import CALIBRATION, laid
 
 
 @pytest.fixture
@@ -111,3 +115,40 @@ def test_undo_key_and_panel_health(table: tuple[Controller, SimulatedPanel]) -> 
     until(
         controller, lambda s: s.state.snapshot()["devices"].get("panel", {}).get("status") == "back"
     )
+
+
+class StillCamera:
+    """A camera over a table where nothing moves (the readings come from the test)."""
+
+    def read(self) -> np.ndarray:
+        time.sleep(0.01)
+        return np.zeros((1, 1, 3), np.uint8)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_play_the_operator_enters_replaces_the_unsure_reading(tmp_path: Path) -> None:
+    """After the operator typed the seat's play, OK no longer confirms the stale reading,
+    even when the rules refused what was typed."""
+    log = SessionLog.open(f"sqlite:///{tmp_path / 'log.sqlite3'}")
+    session = TableSession.start(log, "t1", "3p", ["Ann", "Bo", "Cy"])
+    panel = SimulatedPanel(seats=3)
+    on_table: list[Detection] = []
+    eyes = Eyes(StillCamera, CALIBRATION, 3, reader=lambda _frame: on_table, max_frames=4)
+    controller = Controller(session, panel=panel, eyes=eyes)
+    controller.start()
+    try:
+        panel.press(0, Key.BID3)
+        until(controller, in_phase(Phase.PLAY))
+        on_table.extend(laid("33", confidence=0.5))
+        panel.press(0, Key.PLAY)
+        until(controller, lambda s: controller.pending is not None)
+        refused = controller.call(lambda: controller.enter_play(0, "34", "Ann", "typed"))
+        assert refused is not None and "34" in refused
+        assert controller.call(lambda: controller.confirm(None, "Ann", "OK key")) == (
+            "there is no camera reading waiting for confirmation"
+        )
+    finally:
+        controller.stop()
+        log.close()
