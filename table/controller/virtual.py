@@ -15,6 +15,7 @@ import random
 import secrets
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
@@ -338,7 +339,7 @@ def person_action(line: str, seat: int) -> Bid | Pass | Play:
     raise ValueError(f"{line.strip()!r} is not a move; {PERSON_HELP}")
 
 
-class PersonSeat:
+class PersonSeat(ABC):
     """One seat of the demo that a person plays: their moves go in, the referee's words come out.
 
     The moves take the simulated players' path (cards laid on the virtual table,
@@ -412,8 +413,9 @@ class PersonSeat:
         if entry.kind in ("action", "round_start") and self.turn() == self.seat:
             self._say(f"{self.task()}; {self._hand_text()}")
 
+    @abstractmethod
     def _say(self, text: str) -> None:
-        raise NotImplementedError
+        """Shows the person one line: the terminal prints it, the browser lists it."""
 
 
 class TerminalSeat(PersonSeat):
