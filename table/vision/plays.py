@@ -148,13 +148,46 @@ def extract_play(
     return PlayReading(text, min(last[1], share), False, len(readings), last[2])
 
 
+def settled_play(
+    baseline: Sequence[Detection],
+    frames: Sequence[Sequence[Detection]],
+    *,
+    stable_frames: int = 3,
+    min_confidence: float = 0.9,
+    radius: float = 10.0,
+) -> PlayReading | None:
+    """Returns the play the latest frames agree on, or ``None``.
+
+    Going back from the last frame, every frame must read the same new cards, and
+    at least ``stable_frames`` of them with every card at ``min_confidence`` or
+    more. A frame that reads those cards less surely (a flicker of light or blur)
+    does not break the agreement; a frame that reads other cards, or none (a hand
+    over the zone), ends it, so cards since added or moved are never committed.
+    """
+    readings: list[tuple[str, float, tuple[Detection, ...]]] = []
+    for dets in reversed(frames):
+        fresh = new_cards(baseline, dets, radius)
+        text = canonical(d.card for d in fresh)
+        if not text or (readings and text != readings[0][0]):
+            break
+        readings.append((text, min(d.confidence for d in fresh), tuple(fresh)))
+    sure = [r for r in readings if r[1] >= min_confidence][:stable_frames]
+    if len(sure) < stable_frames:
+        return None
+    return PlayReading(sure[0][0], min(r[1] for r in sure), True, len(frames), sure[0][2])
+
+
+FLICKER_FRAMES = 2
+"""Frames a press looks back beyond ``stable_frames``, for readings that flickered unsure."""
+
+
 @dataclass
 class PlayExtractor:
     """Follows one zone over a trick: :meth:`feed` it every frame, :meth:`press` on PLAY.
 
     Players lay their cards before they press PLAY, so the extractor keeps the
-    zone's last ``stable_frames`` frames: a press whose cards already read the same
-    in all of them commits at once. Otherwise :meth:`feed` returns ``None`` while it
+    zone's last frames: a press whose cards already read the same in the latest
+    of them (:func:`settled_play`) commits at once. Otherwise :meth:`feed` returns ``None`` while it
     is still waiting, then one :class:`PlayReading`; a confident reading is added to
     the zone's known cards so the next play of the trick is told apart from it.
     """
@@ -168,12 +201,12 @@ class PlayExtractor:
     _pending: list[list[Detection]] | None = None
 
     def __post_init__(self) -> None:
-        self._recent = deque(maxlen=self.stable_frames)
+        self._recent = deque(maxlen=self.stable_frames + FLICKER_FRAMES)
 
     def clear(self, detections: Sequence[Detection] = ()) -> None:
         """Starts a new trick: the cards now in the zone (usually none) are old."""
         self.known = list(detections)
-        self._recent = deque([list(detections)], maxlen=self.stable_frames)
+        self._recent = deque([list(detections)], maxlen=self.stable_frames + FLICKER_FRAMES)
         self._pending = None
 
     def forget_recent(self) -> None:
@@ -187,11 +220,16 @@ class PlayExtractor:
         an older stable reading (cards since added to or moved) is never committed.
         """
         recent = list(self._recent)
-        if len(recent) == self.stable_frames:
-            reading = self._extract(recent)
-            if reading.is_confident:
-                return self._done(reading)
-        self._pending = recent[len(recent) - self.stable_frames + 1 :] if recent else []
+        reading = settled_play(
+            self.known,
+            recent,
+            stable_frames=self.stable_frames,
+            min_confidence=self.min_confidence,
+            radius=self.radius,
+        )
+        if reading is not None:
+            return self._done(reading)
+        self._pending = recent[max(len(recent) - self.stable_frames + 1, 0) :]
         return None
 
     def cancel(self) -> None:

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from table.vision.calibration import TableLayout
-from table.vision.plays import PlayExtractor, canonical, extract_play, new_cards
+from table.vision.plays import (
+    PlayExtractor,
+    canonical,
+    extract_play,
+    new_cards,
+    settled_play,
+)
 from table.vision.recognize import Detection, read_cards
 from table.vision.synth import render_table
 
@@ -101,6 +107,26 @@ def test_press_on_flickering_history_waits_for_agreeing_frames() -> None:
     assert extractor.feed(good) is None  # the frame before the press counts: two agree
     reading = extractor.feed(good)
     assert reading is not None and reading.cards == "9T" and reading.frames == 4
+
+
+def test_press_commits_through_a_frame_that_read_the_same_cards_less_surely() -> None:
+    extractor = PlayExtractor(stable_frames=3)
+    sure = [det("8", 10, 10), det("8", 30, 10)]
+    flicker = [det("8", 10, 10), det("8", 30, 10, confidence=0.6)]
+    for frame in (sure, sure, flicker, sure):
+        extractor.feed(frame)
+    reading = extractor.press()
+    assert reading is not None and reading.is_confident and reading.cards == "88"
+
+
+def test_settled_play_is_ended_by_other_cards_or_a_hand_over_the_zone() -> None:
+    sure = [det("J", 10, 10)]
+    both = [*sure, det("Q", 30, 10)]
+    unsure = [det("J", 10, 10, confidence=0.6)]
+    assert settled_play([], [sure, sure, sure]) is not None
+    assert settled_play([], [sure, sure, both, both]) is None  # a card added since
+    assert settled_play([], [sure, sure, [], sure]) is None  # a hand passed over
+    assert settled_play([], [sure, unsure, unsure, sure]) is None  # only two sure frames
 
 
 def test_unsure_history_is_still_reported_unsure_with_what_was_seen() -> None:
