@@ -158,9 +158,13 @@ def panel(table: str) -> str | tuple[str, int]:
     return render_template("seats/_panel.html", table=table, view=view, s=snapshot)
 
 
+def _sentence(text: str) -> str:
+    """Makes a message from the table a sentence for the page."""
+    return text[:1].upper() + text[1:] + "."
+
+
 def _error(table: str, message: str, status: int) -> tuple[str, int]:
-    message = reason_text(get_access().snapshot(table), message)
-    flash(message[:1].upper() + message[1:] + ".", "error")
+    flash(_sentence(reason_text(get_access().snapshot(table), message)), "error")
     return seat_page(table, status)
 
 
@@ -201,7 +205,7 @@ def act(table: str) -> tuple[str, int] | Response:
         message = get_host().act(table, *held, move)
     except UserError as error:
         return _error(table, str(error), 409)
-    flash(message[:1].upper() + message[1:] + ".", "ok")
+    flash(_sentence(message), "ok")
     return redirect(url_for("seats.seat_page", table=table), code=303)
 
 

@@ -493,15 +493,21 @@ class BrowserSeats:
     def take(self, table: str, seat: int) -> str:
         """Hands a simulated seat to the person asking; returns the token that proves it.
 
-        :raises: :exc:`CommandError` if the seat is not free or is the last simulated one.
+        :raises: :exc:`CommandError` if there is no such seat, it is not free, or it is
+            the last simulated one.
         """
-        free = self.free_seats(table)
-        if seat not in free:
-            raise CommandError(f"seat {seat} is not free; a person plays it already")
-        if len(free) == 1:
-            raise CommandError("one seat stays with the simulated players: its bid deals a round")
-        held = BrowserSeat(self.players, seat, secrets.token_urlsafe(16))
-        with self._lock:
+        seats = self.players.controller.seats
+        if not 0 <= seat < seats:
+            raise CommandError(f"there is no seat {seat}; the seats are 0 to {seats - 1}")
+        with self._lock:  # two browsers asking for one seat: the first gets it
+            free = [s for s in self.free_seats(table) if s not in self._held]
+            if seat not in free:
+                raise CommandError(f"seat {seat} is not free; a person plays it already")
+            if len(free) == 1:
+                raise CommandError(
+                    "one seat stays with the simulated players: its bid deals a round"
+                )
+            held = BrowserSeat(self.players, seat, secrets.token_urlsafe(16))
             self._held[seat] = held
         self.players.lend(seat, to_person=True)
         held.messages.append(f"You play seat {seat}. {self.players.controller.call(held.task)}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from table.vision.calibration import Calibration
 from table.vision.recognize import Detection
@@ -220,13 +221,7 @@ class PlayExtractor:
         an older stable reading (cards since added to or moved) is never committed.
         """
         recent = list(self._recent)
-        reading = settled_play(
-            self.known,
-            recent,
-            stable_frames=self.stable_frames,
-            min_confidence=self.min_confidence,
-            radius=self.radius,
-        )
+        reading = settled_play(self.known, recent, **self._judging())
         if reading is not None:
             return self._done(reading)
         self._pending = recent[max(len(recent) - self.stable_frames + 1, 0) :]
@@ -253,13 +248,15 @@ class PlayExtractor:
         return self._done(reading)
 
     def _extract(self, frames: Sequence[Sequence[Detection]]) -> PlayReading:
-        return extract_play(
-            self.known,
-            frames,
-            stable_frames=self.stable_frames,
-            min_confidence=self.min_confidence,
-            radius=self.radius,
-        )
+        return extract_play(self.known, frames, **self._judging())
+
+    def _judging(self) -> dict[str, Any]:
+        """The extractor's settings, as both ways of judging frames take them."""
+        return {
+            "stable_frames": self.stable_frames,
+            "min_confidence": self.min_confidence,
+            "radius": self.radius,
+        }
 
     def _done(self, reading: PlayReading) -> PlayReading:
         self._pending = None

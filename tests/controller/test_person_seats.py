@@ -49,6 +49,8 @@ def test_a_taken_seat_is_the_holders_alone(seats: BrowserSeats, players: SimPlay
     assert players.people == {1}
     with pytest.raises(CommandError, match="not free"):
         seats.take("t1", 1)
+    with pytest.raises(CommandError, match="there is no seat 5; the seats are 0 to 2"):
+        seats.take("t1", 5)
     with pytest.raises(CommandError, match="do not hold seat 1"):
         seats.view("t1", 1, "a guessed token")
     with pytest.raises(CommandError, match="do not hold seat 0"):
