@@ -24,6 +24,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 from table.config import Config, load_config
 from table.errors import UserError
+from table.interrupts import interrupts
 from table.session import SessionLog
 from web import create_app
 from web.access import LocalAccess, TableAccess
@@ -49,15 +50,11 @@ class DashboardServer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Serves in a background thread (the controller's way)."""
+        """Serves in a background thread, so the caller's thread can wait for a stop."""
         self._thread = threading.Thread(
             target=self.server.serve_forever, name="ddz-dashboard", daemon=True
         )
         self._thread.start()
-
-    def serve_forever(self) -> None:
-        """Serves in this thread until interrupted."""
-        self.server.serve_forever()
 
     def stop(self) -> None:
         """Stops serving; close the accessor first so that open streams end."""
@@ -158,16 +155,18 @@ def _serve_command(args: argparse.Namespace) -> int:
     settings = app_config(config)
     check_host(host, settings["PASSWORD_HASH"])
     access = _access(args, config)
+    server: DashboardServer | None = None
     try:
         server = DashboardServer(create_app(settings, access), host, port)
-        print(f"ddz-table dashboard on {server.url} (Ctrl-C stops it)", file=sys.stderr)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            print("ddz-table: dashboard stopped", file=sys.stderr)
-        server.server.server_close()
+        with interrupts() as stop:
+            server.start()
+            print(f"ddz-table dashboard on {server.url} (Ctrl-C stops it)", file=sys.stderr)
+            stop.wait()
+        print("ddz-table: dashboard stopped", file=sys.stderr)
     finally:
-        access.close()
+        access.close()  # ends the open streams first, as the server's stop asks
+        if server is not None:
+            server.stop()
         if access.log is not None:
             access.log.close()
     return 0

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import threading
 import webbrowser
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,7 @@ from table.controller.virtual import (
 from table.devices.driver import PanelDriver
 from table.devices.simulated import SimulatedPanel
 from table.errors import UserError
+from table.interrupts import interrupts
 from table.mqtt import Broker, MqttLink
 from table.mqtt_bridge import MqttBridge, table_link
 from table.rules import HouseRules, get_variant
@@ -88,20 +87,6 @@ def _speed(text: str) -> float:
     return value
 
 
-@contextmanager
-def _interrupts() -> Iterator[threading.Event]:
-    """Turns SIGINT/SIGTERM into an event, so threads stop and the log stays whole."""
-    stop = threading.Event()
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    for sig in previous:
-        signal.signal(sig, lambda *_: stop.set())
-    try:
-        yield stop
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def _demo(args: argparse.Namespace) -> int:
     config: Config = load_config(None)
     variant = get_variant(args.players)
@@ -128,7 +113,7 @@ def _demo(args: argparse.Namespace) -> int:
         controller.deal = players.deal  # the demo's referee sees the hands it deals
         print(f"ddz-table demo: table {args.table!r}, session {session.session_id}, "
               f"{variant.players} players, log {log.url}")  # fmt: skip
-        with _interrupts() as stop:
+        with interrupts() as stop:
             controller.start()
             bridge = _bridge(args.mqtt, log, session, controller, False) if args.mqtt else None
             settings = {"PASSWORD_HASH": generate_password_hash(DEMO_PASSWORD)}
@@ -279,7 +264,7 @@ def _run(args: argparse.Namespace) -> int:
             print(
                 "ddz-table: no camera configured ([camera] source); plays are typed on the console"
             )
-        with _interrupts() as stop:
+        with interrupts() as stop:
             controller.start()
             access, server = _dashboard(
                 log,

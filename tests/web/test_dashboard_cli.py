@@ -81,6 +81,39 @@ def test_dashboard_follows_the_log_written_by_another_process(tmp_path: Path) ->
                 assert server.wait(timeout=20) == 0
 
 
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize(
+    ("stop_with", "ignored_at_start"),
+    [(signal.SIGTERM, False), (signal.SIGINT, True)],
+    ids=["SIGTERM from a service manager", "Ctrl-C after a shell started it ignoring SIGINT"],
+)
+def test_the_dashboard_stops_cleanly_when_asked(
+    tmp_path: Path, stop_with: signal.Signals, ignored_at_start: bool
+) -> None:
+    path = tmp_path / "log.sqlite3"
+    SessionLog.open(str(path)).close()
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    command = [sys.executable, "-m", "table.cli", "dashboard", "--db", str(path), "--port", "0"]
+    with subprocess.Popen(
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=_ignore_sigint if ignored_at_start else None,
+    ) as server:
+        assert server.stderr is not None
+        assert "ddz-table dashboard on http://127.0.0.1:" in server.stderr.readline()
+        server.send_signal(stop_with)
+        try:
+            assert server.wait(timeout=20) == 0
+        finally:
+            server.kill()
+        assert "ddz-table: dashboard stopped" in server.stderr.read()
+
+
 @pytest.mark.parametrize(
     ("host", "password_hash", "warned"),
     [("0.0.0.0", None, True), ("127.0.0.1", None, False), ("0.0.0.0", "scrypt:x", False)],
