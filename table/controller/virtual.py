@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
@@ -49,6 +49,8 @@ DEMO_OPERATOR = "demo operator"
 _PERSON = object()
 """Marks the turn of the seat a person plays: its action comes from the terminal."""
 _BID_KEYS = {1: Key.BID1, 2: Key.BID2, 3: Key.BID3}
+SceneKey = tuple[tuple[str, tuple[str, ...]], ...]
+"""What lies in each zone, as a key to a scene's renders."""
 
 
 class VirtualTable:
@@ -60,22 +62,27 @@ class VirtualTable:
     change: a table left alone (a person thinking) costs no rendering. Any
     ``VARIANTS`` frames in a row are distinct renders, so a card that one render
     makes unreadable is not misread in every frame, and the reader's check that
-    a play reads the same in several frames keeps its meaning.
+    a play reads the same in several frames keeps its meaning. The renders of
+    the last ``scenes_kept`` scenes are kept (about 33 MB a scene), so a table
+    that returns to a scene it showed before, as a rehearsed benchmark does,
+    delivers frames as fast as a camera would.
     """
 
     VARIANTS = 12
     """Renders kept per scene: as many frames as a PLAY press looks at (2 before, 10 after)."""
 
-    def __init__(self, seed: int, *, deck: str = "own0", fps: float = 8.0) -> None:
+    def __init__(
+        self, seed: int, *, deck: str = "own0", fps: float = 8.0, scenes_kept: int = 1
+    ) -> None:
         self.seed = seed
         self.deck = deck
         self._interval = 1.0 / fps
+        self._scenes_kept = scenes_kept
         self._plays: dict[str, list[str]] = {}
         self._lock = threading.Lock()
         self._frame = 0
         self._last = 0.0
-        self._scene: dict[str, list[str]] = {}
-        self._renders: dict[int, np.ndarray] = {}
+        self._renders: OrderedDict[SceneKey, dict[int, np.ndarray]] = OrderedDict()
 
     def lay(self, seat: int, cards: Cards) -> None:
         """Puts a play down in the seat's zone, next to or over its earlier ones."""
@@ -104,12 +111,15 @@ class VirtualTable:
             plays = {zone: list(cards) for zone, cards in self._plays.items() if cards}
             self._frame += 1
             frame = self._frame
-        if plays != self._scene:
-            self._scene, self._renders = plays, {}
+        key = tuple(sorted((zone, tuple(cards)) for zone, cards in plays.items()))
+        renders = self._renders.pop(key, {})
+        self._renders[key] = renders  # the newest scene goes last
+        while len(self._renders) > self._scenes_kept:
+            self._renders.popitem(last=False)
         variant = frame % self.VARIANTS
-        if variant not in self._renders:
-            self._renders[variant], _ = render_table(plays, self.seed, deck=self.deck, frame=frame)
-        return self._renders[variant].copy()  # the caller's own, as a camera's frames are
+        if variant not in renders:
+            renders[variant], _ = render_table(plays, self.seed, deck=self.deck, frame=frame)
+        return renders[variant].copy()  # the caller's own, as a camera's frames are
 
     def close(self) -> None:
         """Nothing to release; here to be a frame source."""
