@@ -96,7 +96,7 @@ def _sheet(theme: str) -> np.ndarray:
     return image
 
 
-def _ink_mask(face: np.ndarray) -> np.ndarray:
+def ink_mask(face: np.ndarray) -> np.ndarray:
     """Marks printed pixels (dark or coloured) on an opaque face."""
     bgr = face[..., :3].astype(np.int16)
     low = bgr.min(axis=2)
@@ -106,39 +106,51 @@ def _ink_mask(face: np.ndarray) -> np.ndarray:
     return (opaque & ((paper - low > 90) | (high - low > 90))).astype(np.uint8)
 
 
+OUTLINE_BAND = 4
+"""Pixels along the face's edge left out when looking for marks: card outlines are drawn
+there, and an index printed against the outline would otherwise be one blob with it."""
+
+
 def find_index_box(face: np.ndarray, is_ten: bool = False) -> tuple[int, int, int, int]:
     """Finds the rank mark nearest the top-left corner of a face.
 
-    Takes the printed component closest to the corner; for a ten it joins the
-    same-height digit beside it.
+    Takes the mark-sized printed component closest to the corner, once the outline
+    band is cut away; for a ten it joins the same-height digit just right of it.
     """
     height, width = face.shape[:2]
-    mask = _ink_mask(face)
-    region = mask[: height // 3, : width // 2].copy()
+    opaque = (face[..., 3] > 128).astype(np.uint8)
+    inner = cv2.erode(
+        opaque,
+        np.ones((2 * OUTLINE_BAND + 1, 2 * OUTLINE_BAND + 1), np.uint8),
+        borderType=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
+    region = (ink_mask(face) & inner)[: height // 3, : width // 2]
     count, _, stats, _ = cv2.connectedComponentsWithStats(region, connectivity=8)
-    best: tuple[float, int] | None = None
-    for label in range(1, count):
-        x, y, w, h, area = stats[label]
-        if h < 0.04 * height or area < 12 or w > 0.45 * width:
-            continue
-        # Card borders touch the face edge; a rank mark never does.
-        if x <= 1 or y <= 1:
-            continue
-        score = float(x + y)
-        if best is None or score < best[0]:
-            best = (score, label)
-    if best is None:
+    marks = [
+        label
+        for label in range(1, count)
+        if 0.04 * height <= stats[label, 3] <= 0.22 * height
+        and stats[label, 2] <= 0.4 * width
+        and stats[label, 4] >= 12
+    ]
+    if not marks:
         return (int(0.05 * width), int(0.04 * height), int(0.2 * width), int(0.16 * height))
-    x, y, w, h, _ = stats[best[1]]
-    x0, y0, x1, y1 = int(x), int(y), int(x + w), int(y + h)
-    for label in range(1, count):
-        lx, ly, lw, lh, _ = stats[label]
-        if not is_ten or label == best[1] or lh < 0.6 * h or lh > 1.5 * h:
-            continue
-        overlap = min(y1, ly + lh) - max(y0, ly)
-        if overlap > 0.6 * h and 0 <= lx - x1 < 0.25 * h:
-            x1 = max(x1, int(lx + lw))
-            y0, y1 = min(y0, int(ly)), max(y1, int(ly + lh))
+    best = min(marks, key=lambda label: int(stats[label, 0] + stats[label, 1]))
+    x, y, w, h, _ = (int(v) for v in stats[best])
+    x0, y0, x1, y1 = x, y, x + w, y + h
+    if is_ten:
+        digits = [
+            label
+            for label in marks
+            if label != best
+            and 0.6 * h <= stats[label, 3] <= 1.5 * h
+            and min(y1, stats[label, 1] + stats[label, 3]) - max(y0, stats[label, 1]) > 0.6 * h
+            and 0 <= stats[label, 0] - x1 < 0.25 * h
+        ]
+        if digits:
+            lx, ly, lw, lh, _ = (int(v) for v in stats[min(digits, key=lambda k: stats[k, 0])])
+            x1, y0, y1 = max(x1, lx + lw), min(y0, ly), max(y1, ly + lh)
     return (x0, y0, x1, y1)
 
 

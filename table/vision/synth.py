@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import cv2
 import numpy as np
 
 from table.vision.calibration import TableLayout, marker_image
-from table.vision.faces import SHEET_SUITS, Deck, load_deck
+from table.vision.faces import SHEET_SUITS, ink_mask, load_deck
 
 CARD_MM = (63.0, 88.0)
 VISIBLE = 0.9
@@ -232,19 +233,66 @@ def _lay_play(
     return placed
 
 
-def _index_boxes(deck: Deck, card: str) -> list[np.ndarray]:
-    """Returns the face-pixel quads of the card's rank marks (top-left, and its 180-degree twin)."""
-    x0, y0, x1, y1 = deck.index[card]
-    face = deck.faces[card]
-    fh, fw = face.shape[:2]
-    top = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
-    boxes = [top]
-    turned = cv2.rotate(face, cv2.ROTATE_180)
-    region = (slice(y0, y1), slice(x0, x1))
-    ink = np.abs(turned[region][..., :3].astype(np.int16) - face[region][..., :3].astype(np.int16))
-    if ink.mean() < 40:
-        boxes.append(np.array([[fw - 1 - x, fh - 1 - y] for x, y in top], np.float64))
-    return boxes
+REPEAT_SHIFT = 4
+"""Pixels a repeated rank mark may sit off the place where the first one would repeat."""
+REPEAT_IOU = 0.65
+"""Overlap of ink, and of paper, above which a repeated rank mark is taken to be there."""
+
+
+def _find_repeat(mark: np.ndarray, ink: np.ndarray, at: tuple[int, int]) -> tuple[int, int] | None:
+    """Returns where ``ink`` repeats the ink ``mark``, within ``REPEAT_SHIFT`` pixels of ``at``.
+
+    The paper between the strokes must match as well as the ink, so that the
+    solid inside of a large pip, which covers any mark, is not taken for one.
+    """
+    height, width = mark.shape
+    best: tuple[float, tuple[int, int]] | None = None
+    for y in range(at[1] - REPEAT_SHIFT, at[1] + REPEAT_SHIFT + 1):
+        for x in range(at[0] - REPEAT_SHIFT, at[0] + REPEAT_SHIFT + 1):
+            if x < 0 or y < 0 or x + width > ink.shape[1] or y + height > ink.shape[0]:
+                continue
+            seen = ink[y : y + height, x : x + width]
+            ink_iou = (mark & seen).sum() / max((mark | seen).sum(), 1)
+            paper_iou = (~mark & ~seen).sum() / max((~mark | ~seen).sum(), 1)
+            score = float(min(ink_iou, paper_iou))
+            if best is None or score > best[0]:
+                best = (score, (x, y))
+    return best[1] if best is not None and best[0] > REPEAT_IOU else None
+
+
+def mark_quads(face: np.ndarray, box: tuple[int, int, int, int]) -> list[np.ndarray]:
+    """Returns the face-pixel quads of a card's rank marks, each oriented like its mark.
+
+    ``box`` is the top-left mark (see :func:`table.vision.faces.find_index_box`).
+    The truth also needs every mark the design repeats, or training would call
+    them background: the mark turned 180 degrees at the opposite corner, and an
+    upright copy at the top right with its own turned twin at the bottom left.
+    """
+    x0, y0, x1, y1 = box
+    ink = ink_mask(face).astype(bool)
+    fh, fw = ink.shape
+    mark = ink[y0:y1, x0:x1]
+    upright = [(x0, y0)]
+    top_right = _find_repeat(mark, ink, (fw - x1, y0))
+    if top_right is not None and top_right[0] > x1:
+        upright.append(top_right)
+    w, h = x1 - x0, y1 - y0
+    quads = []
+    for x, y in upright:
+        quads.append(np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float64))
+        twin = _find_repeat(mark, ink[::-1, ::-1], (x, y))
+        if twin is not None:
+            tx, ty = twin
+            at_twin = quads[-1] + [tx - x, ty - y]
+            quads.append(np.array([fw, fh], np.float64) - at_twin)
+    return quads
+
+
+@lru_cache(maxsize=4096)
+def _index_boxes(deck_name: str, card: str) -> tuple[np.ndarray, ...]:
+    """Returns the rank-mark quads of one card of a deck, found once per card and design."""
+    deck = load_deck(deck_name)
+    return tuple(mark_quads(deck.faces[card], deck.index[card]))
 
 
 def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -389,7 +437,7 @@ def render_table(
         part *= 1 - 0.35 * np.roll(np.roll(shadow, 2, axis=0), 1, axis=1)[..., None] * (1 - alpha)
         canvas[roi] = part * (1 - alpha) + warped[..., :3].astype(np.float32) * alpha
         ids_map[roi][alpha[..., 0] > 0.5] = number
-        index_quads.append([_apply(m, box) for box in _index_boxes(theme, card)])
+        index_quads.append([_apply(m, box) for box in _index_boxes(deck, card)])
 
     if hand:
         ids_map[_draw_hand(canvas, frame_rng)] = 0

@@ -55,6 +55,19 @@ def test_red_and_black_jokers_are_never_swapped() -> None:
     assert total.right >= 0.5 * total.cards, total.to_dict()
 
 
+@pytest.mark.parametrize("joker", ["R", "B"])
+def test_a_thin_lettered_joker_is_one_card_of_its_colour(joker: str) -> None:
+    """The own0 joker's letters are 5 px tall: JPEG smears their red over the paper
+    beside them, which must not make a red joker black (it did in 12 of 60 frames),
+    and its two corner marks are one card, not two."""
+    frames = []
+    for frame in range(40):
+        image, _ = render_table({"seat0": [joker]}, seed=5, deck="own0", frame=frame)
+        frames.append([d.card for d in read_cards(image)])
+    assert frames.count([joker]) >= 10, frames
+    assert all(codes in ([], [joker]) for codes in frames), frames
+
+
 def test_empty_table_gives_no_cards() -> None:
     image, _ = render_table({}, seed=3, background="wood")
     assert read_cards(image) == []
