@@ -413,7 +413,7 @@ def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]
         found.append(
             _detection(code, suit, float(conf[i]), cand.centres[i], float(cand.sizes[i]), angle)
         )
-    return merge(found, cand)
+    return merge(found)
 
 
 def _detection(
@@ -437,13 +437,12 @@ def _size(d: Detection) -> float:
     return math.hypot(x1 - x0, y1 - y0)
 
 
-def merge(found: list[Detection], cand: Candidates | None = None) -> list[Detection]:
+def merge(found: list[Detection]) -> list[Detection]:
     """Keeps one detection per card: joins pieces of one mark and the two corners of one card.
 
     Two readings on one spot (a mark and a piece of it, read at two darkness cuts,
     or one mark read at two turns) cannot both be right; the surer one stays.
     """
-    del cand
     kept: list[tuple[Detection, float]] = []
     for d in sorted(found, key=lambda d: -d.confidence):
         d_size = _size(d)
