@@ -474,7 +474,7 @@ def merge(found: list[Detection]) -> list[Detection]:
                 v = -dx * math.sin(a) + dy * math.cos(a)
                 if u < 0:
                     u, v = -u, -v
-                if 2.5 * size < u < CARD_REACH * size and 0.9 * u < v < 2.4 * u:
+                if 1.5 * size < u < CARD_REACH * size and 0.9 * u < v < 2.4 * u:
                     duplicate = True
                     break
         if not duplicate:

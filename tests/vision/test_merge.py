@@ -39,3 +39,14 @@ def test_a_joker_with_small_letters_read_at_opposite_corners_is_one_card() -> No
     """Letters 6 px tall on a 80x110 px card: the corners lie 19 letter sizes apart."""
     kept = merge([reading("B", 0.99, 100, 100, 0, size=6), reading("B", 0.98, 165, 195, 180, 6)])
     assert len(kept) == 1
+
+
+def test_a_wide_ten_read_at_opposite_corners_is_one_card() -> None:
+    """A ``10`` is wider than tall, so in its own widths the far corner is near."""
+    kept = merge([reading("T", 0.99, 100, 100, 0, size=24), reading("T", 1.0, 150, 198, 178, 24)])
+    assert len(kept) == 1
+
+
+def test_two_tens_head_to_foot_side_by_side_stay_apart() -> None:
+    kept = merge([reading("T", 0.99, 100, 100, 0, size=24), reading("T", 1.0, 150, 104, 180, 24)])
+    assert len(kept) == 2
