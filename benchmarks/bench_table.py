@@ -77,6 +77,8 @@ def main() -> None:
         "--cold", action="store_true", help="render while the clock runs (no rehearsal)"
     )
     args = parser.parse_args()
+    if args.fps <= 0:
+        parser.error(f"--fps {args.fps:g} is not a frame rate; give frames a second, such as 30")
     table_id = f"bench-{os.getpid()}"
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         log = SessionLog.open(f"sqlite:///{Path(folder) / 'log.sqlite3'}")

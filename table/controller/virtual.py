@@ -112,8 +112,8 @@ class VirtualTable:
             self._frame += 1
             frame = self._frame
         key = tuple(sorted((zone, tuple(cards)) for zone, cards in plays.items()))
-        renders = self._renders.pop(key, {})
-        self._renders[key] = renders  # the newest scene goes last
+        renders = self._renders.setdefault(key, {})
+        self._renders.move_to_end(key)  # the scene seen last is dropped last
         while len(self._renders) > self._scenes_kept:
             self._renders.popitem(last=False)
         variant = frame % self.VARIANTS

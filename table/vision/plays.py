@@ -110,6 +110,19 @@ def _nearest(
     return best
 
 
+FrameReading = tuple[str, float, tuple[Detection, ...]]
+"""One frame of a zone: its new cards as text, the least confidence among them, the readings."""
+
+
+def _frame_reading(
+    baseline: Sequence[Detection], detections: Sequence[Detection], radius: float
+) -> FrameReading:
+    """Reads one frame's new cards; nothing new reads as ``""`` at full confidence."""
+    fresh = tuple(new_cards(baseline, detections, radius))
+    text = canonical(d.card for d in fresh)
+    return text, min((d.confidence for d in fresh), default=1.0), fresh
+
+
 def extract_play(
     baseline: Sequence[Detection],
     frames: Sequence[Sequence[Detection]],
@@ -124,20 +137,19 @@ def extract_play(
     frames with every new card at ``min_confidence`` or more; without one, returns
     the most frequent reading as not confident.
     """
-    readings: list[tuple[str, float, tuple[Detection, ...]]] = []
+    readings: list[FrameReading] = []
     run = 0
     for dets in frames:
-        fresh = new_cards(baseline, dets, radius)
-        text = canonical(d.card for d in fresh)
-        conf = min((d.confidence for d in fresh), default=1.0)
+        reading = _frame_reading(baseline, dets, radius)
+        text, conf, fresh = reading
         if readings and readings[-1][0] == text and conf >= min_confidence and text:
             run += 1
         else:
             run = 1 if conf >= min_confidence and text else 0
-        readings.append((text, conf, tuple(fresh)))
+        readings.append(reading)
         if run >= stable_frames:
             window = readings[-stable_frames:]
-            return PlayReading(text, min(r[1] for r in window), True, len(readings), tuple(fresh))
+            return PlayReading(text, min(r[1] for r in window), True, len(readings), fresh)
     if not readings:
         return PlayReading("", 0.0, False, 0)
     counts = Counter(r[0] for r in readings if r[0])
@@ -165,13 +177,12 @@ def settled_play(
     does not break the agreement; a frame that reads other cards, or none (a hand
     over the zone), ends it, so cards since added or moved are never committed.
     """
-    readings: list[tuple[str, float, tuple[Detection, ...]]] = []
+    readings: list[FrameReading] = []
     for dets in reversed(frames):
-        fresh = new_cards(baseline, dets, radius)
-        text = canonical(d.card for d in fresh)
-        if not text or (readings and text != readings[0][0]):
+        reading = _frame_reading(baseline, dets, radius)
+        if not reading[0] or (readings and reading[0] != readings[0][0]):
             break
-        readings.append((text, min(d.confidence for d in fresh), tuple(fresh)))
+        readings.append(reading)
     sure = [r for r in readings if r[1] >= min_confidence][:stable_frames]
     if len(sure) < stable_frames:
         return None
