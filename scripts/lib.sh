@@ -1,10 +1,18 @@
-# Shared steps of scripts/demo and scripts/test; sourced, not run.
+# Shared steps of scripts/demo, scripts/test and scripts/train; sourced, not run.
 # Every step checks first and only does what is missing, so a second run is quick.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VENV="$ROOT/.venv"
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
+
+# Debian packages of the fonts the typeset training decks (font<N>) set their marks in;
+# table/vision/typeset.py names the same packages in its error message.
+FONT_PACKAGES=(
+    fonts-urw-base35 fonts-texgyre fonts-freefont-ttf fonts-lato fonts-roboto fonts-open-sans
+    fonts-linuxlibertine fonts-cantarell fonts-ebgaramond fonts-crosextra-carlito
+    fonts-crosextra-caladea fonts-dejavu-extra fonts-cmu
+)
 
 say() { printf '[ddz-table] %s\n' "$*" >&2; }
 
@@ -18,6 +26,22 @@ apt_install() {
     say "installing Debian packages: ${missing[*]}"
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# Puts the bonded card theme, a training design, where the other themes are. Only the
+# aisleriot package ships it, and installing that pulls in a desktop; the file is
+# taken from the package instead.
+bonded_theme() {
+    local target=/usr/share/aisleriot/cards/bonded.svgz
+    [ -f "$target" ] && return 0
+    local tmp
+    tmp=$(mktemp -d)
+    chmod 755 "$tmp"  # apt's download user writes there
+    say "taking the bonded card theme from the aisleriot package"
+    (cd "$tmp" && apt-get download aisleriot >/dev/null)
+    dpkg-deb --fsys-tarfile "$tmp"/aisleriot_*.deb | tar -x -C "$tmp" ./usr/share/aisleriot/cards/bonded.svgz
+    $SUDO install -m 644 "$tmp/usr/share/aisleriot/cards/bonded.svgz" "$target"
+    rm -rf "$tmp"
 }
 
 # Makes .venv and installs the package (with the given extras) into it.

@@ -1,4 +1,4 @@
-"""Card faces for the renderer: aisleriot theme sheets and the project's own drawn deck.
+"""Card faces for the renderer: aisleriot theme sheets and the project's own drawn decks.
 
 Theme sheets are rendered with ``rsvg-convert`` into a cache directory the first time
 they are needed and sliced there; rendered art is never part of the repository.
@@ -7,8 +7,10 @@ they are needed and sliced there; rendered art is never part of the repository.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,7 +36,9 @@ HELD_OUT_THEMES = (
 )
 """Held-out designs with English indices, used only for evaluation."""
 OWN_DECKS = tuple(f"own{i}" for i in range(12))
-"""Variants of the deck the project draws itself (``own0`` .. ``own11``)."""
+"""Variants of the deck the project draws itself (``own0`` .. ``own11``), in Hershey fonts.
+The same faces with marks set in installed fonts are the ``font<N>`` decks, listed by
+``typeset_decks()``."""
 
 RANKS = "A23456789TJQK"
 SHEET_SUITS = "cdhs"
@@ -154,11 +158,31 @@ def find_index_box(face: np.ndarray, is_ten: bool = False) -> tuple[int, int, in
     return (x0, y0, x1, y1)
 
 
+def typeset_decks() -> list[str]:
+    """Names the typeset decks available here: ``font0`` .. ``font<n-1>``.
+
+    They are the project's own faces with rank marks set in installed fonts
+    (``table.vision.typeset``), one deck per usable font and at most
+    ``typeset.MAX_FONTS``; the list is empty when none of the font packages
+    (``FONT_PACKAGES`` in ``scripts/lib.sh``) is installed.
+    """
+    from table.vision import typeset
+
+    return typeset.typeset_decks()
+
+
 @lru_cache(maxsize=64)
 def load_deck(name: str) -> Deck:
-    """Loads a theme from the cache (rendering it first) or draws an own deck."""
+    """Loads a theme from the cache (rendering it first), or draws an own or typeset deck.
+
+    :raises UserError: for a ``font<N>`` deck when no usable font is installed.
+    """
     if name.startswith("own"):
         return _own_deck(int(name[3:] or 0))
+    if re.fullmatch(r"font\d+", name):
+        from table.vision import typeset
+
+        return typeset.typeset_deck(int(name[4:]))
     sheet = _sheet(name)
     height, width = sheet.shape[:2]
     cell_w, cell_h = width / 13, height / 5
@@ -242,49 +266,69 @@ def _text_index(
     ink = np.zeros((h + base + 2 * pad, w + 2 * pad), np.uint8)
     cv2.putText(ink, text, (pad, pad + h), font, scale, 255, thickness, cv2.LINE_AA)
     ink = cv2.resize(ink, (max(1, round(ink.shape[1] * stretch)), ink.shape[0]))
+    return paste_ink(canvas, ink, top_left, colour)
+
+
+def paste_ink(
+    layer: np.ndarray, ink: np.ndarray, top_left: tuple[int, int], colour: tuple[int, ...]
+) -> tuple[int, int, int, int]:
+    """Blends ``ink`` (0-255 coverage) in ``colour`` with its ink's top-left at ``top_left``.
+
+    Returns the ink box ``(x0, y0, x1, y1)``, cut to the layer.
+    """
     ys, xs = np.nonzero(ink > 60)
     ink = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     x, y = top_left
-    ih, iw = ink.shape
-    ih, iw = min(ih, canvas.shape[0] - y), min(iw, canvas.shape[1] - x)
+    ih, iw = min(ink.shape[0], layer.shape[0] - y), min(ink.shape[1], layer.shape[1] - x)
     alpha = ink[:ih, :iw, None].astype(np.float32) / 255
-    region = canvas[y : y + ih, x : x + iw].astype(np.float32)
-    canvas[y : y + ih, x : x + iw] = (region * (1 - alpha) + np.array(colour) * alpha).astype(
+    region = layer[y : y + ih, x : x + iw].astype(np.float32)
+    layer[y : y + ih, x : x + iw] = (region * (1 - alpha) + np.array(colour) * alpha).astype(
         np.uint8
     )
     return (x, y, x + iw, y + ih)
 
 
-def _own_deck(variant: int) -> Deck:
-    """Draws the project's own deck; each variant changes font, stroke and layout."""
-    rng = np.random.default_rng(1000 + variant)
-    font = _FONTS[variant % len(_FONTS)] | (cv2.FONT_ITALIC if variant % 5 == 4 else 0)
-    thickness = int(rng.integers(2, 5))
-    stretch = float(rng.uniform(0.65, 1.3))
-    width, height = FACE_WIDTH, int(FACE_WIDTH * rng.uniform(1.38, 1.5))
-    glyph = int(FACE_WIDTH * rng.uniform(0.12, 0.17))
-    beside = variant % 3 == 2
+MarkDrawer = Callable[
+    [np.ndarray, str, tuple[int, int], int, tuple[int, ...], float], tuple[int, int, int, int]
+]
+"""Draws a text mark on a BGR layer: ``(layer, text, top_left, height, colour, stretch)``
+puts the ink's top-left at ``top_left`` and returns the ink box ``(x0, y0, x1, y1)``."""
+
+
+def _drawn_deck(
+    name: str,
+    size: tuple[int, int],
+    glyph: int,
+    stretch: float,
+    beside: bool,
+    margin: int,
+    colours: tuple[tuple[int, ...], tuple[int, ...]],
+    mark: MarkDrawer,
+) -> Deck:
+    """Draws the 54 faces of a deck in the project's own layout, with ``mark`` for the text.
+
+    ``size`` is the face's ``(width, height)``, ``glyph`` the rank mark's height,
+    ``colours`` the ``(red, black)`` inks. Each face is white paper with a thin grey
+    outline and rounded corners, the rank mark at the top-left with a suit pip under
+    or ``beside`` it, a big central pip and the 180-degree turned copy at the
+    bottom-right; a joker's mark is the first letter of a ``JOKER`` column.
+    """
+    width, height = size
+    red, black = colours
     faces: dict[str, np.ndarray] = {}
     index: dict[str, tuple[int, int, int, int]] = {}
-    red = (30, 30, int(rng.integers(170, 230)))
-    black = tuple(int(v) for v in rng.integers(0, 50, 3))
     cards = [rank + suit for suit in SHEET_SUITS for rank in RANKS] + ["B", "R"]
     for card in cards:
         canvas = np.zeros((height, width, 4), np.uint8)
         cv2.rectangle(canvas, (0, 0), (width - 1, height - 1), (250, 250, 250, 255), -1)
         colour = red if card[-1] in "dhR" else black
         layer = np.full((height, width, 3), 250, np.uint8)
-        margin = int(width * 0.06)
         if card in "BR":
             # Like the aisleriot jokers, the mark is the first letter of a column.
             y = margin
             letters = []
             for letter in "JOKER":
-                letters.append(
-                    _text_index(
-                        layer, letter, font, (margin, y), int(glyph * 0.7), colour, thickness
-                    )
-                )
+                letters.append(mark(layer, letter, (margin, y), int(glyph * 0.7), colour, 1.0))
                 y = letters[-1][3] + max(2, glyph // 6)
             box = letters[0]
             cv2.circle(layer, (width // 2, height // 2), width // 4, colour, -1, cv2.LINE_AA)
@@ -293,9 +337,7 @@ def _own_deck(variant: int) -> Deck:
             )
         else:
             text = "10" if card[0] == "T" else card[0]
-            box = _text_index(
-                layer, text, font, (margin, margin), glyph, colour, thickness, stretch
-            )
+            box = mark(layer, text, (margin, margin), glyph, colour, stretch)
             if beside:
                 centre = (box[2] + glyph // 2 + 2, box[1] + glyph // 2)
             else:
@@ -323,4 +365,37 @@ def _own_deck(variant: int) -> Deck:
         canvas[..., 3] = corner
         faces[card] = canvas
         index[card] = tuple(int(v) for v in box)  # type: ignore[assignment]
-    return Deck(f"own{variant}", faces, index)
+    return Deck(name, faces, index)
+
+
+def _own_deck(variant: int) -> Deck:
+    """Draws the project's own deck; each variant changes font, stroke and layout."""
+    rng = np.random.default_rng(1000 + variant)
+    font = _FONTS[variant % len(_FONTS)] | (cv2.FONT_ITALIC if variant % 5 == 4 else 0)
+    thickness = int(rng.integers(2, 5))
+    stretch = float(rng.uniform(0.65, 1.3))
+    width, height = FACE_WIDTH, int(FACE_WIDTH * rng.uniform(1.38, 1.5))
+    glyph = int(FACE_WIDTH * rng.uniform(0.12, 0.17))
+    red = (30, 30, int(rng.integers(170, 230)))
+    black = tuple(int(v) for v in rng.integers(0, 50, 3))
+
+    def mark(
+        layer: np.ndarray,
+        text: str,
+        top_left: tuple[int, int],
+        height: int,
+        colour: tuple[int, ...],
+        stretch: float,
+    ) -> tuple[int, int, int, int]:
+        return _text_index(layer, text, font, top_left, height, colour, thickness, stretch)
+
+    return _drawn_deck(
+        f"own{variant}",
+        (width, height),
+        glyph,
+        stretch,
+        variant % 3 == 2,
+        int(width * 0.06),
+        (red, black),
+        mark,
+    )

@@ -59,11 +59,12 @@ def test_red_and_black_jokers_are_never_swapped() -> None:
 def test_a_thin_lettered_joker_is_one_card_of_its_colour(joker: str) -> None:
     """The own0 joker's letters are 5 px tall: JPEG smears their red over the paper
     beside them, which must not make a red joker black (it did in 12 of 60 frames),
-    and its two corner marks are one card, not two."""
+    and its two corner marks are one card, not two. Letters that small may also be
+    read as something else, but only unsurely: the operator is asked then."""
     frames = []
     for frame in range(40):
         image, _ = render_table({"seat0": [joker]}, seed=5, deck="own0", frame=frame)
-        frames.append([d.card for d in read_cards(image)])
+        frames.append([d.card for d in read_cards(image) if d.confidence >= 0.9])
     assert frames.count([joker]) >= 10, frames
     assert all(codes in ([], [joker]) for codes in frames), frames
 

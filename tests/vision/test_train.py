@@ -1,0 +1,62 @@
+"""Training labels and crop augmentation: what the network is taught."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from table.vision.recognize import CLASSES, CROP
+from table.vision.synth import render_table
+from table.vision.train import AUGMENTED, augment, label_candidates
+
+pytestmark = pytest.mark.vision
+
+BACKGROUND = len(CLASSES)
+
+
+def _seven_mark() -> tuple[np.ndarray, float, float]:
+    """Renders one seven of clubs and returns its first mark's centre, extent and x-axis angle."""
+    _, scene = render_table({"seat0": [["7c"]]}, seed=3, deck="own0", px_per_mm=1.5)
+    quad, seen = scene.cards[0].marks[0]
+    assert seen >= 0.9
+    q = np.array(quad)
+    extent = max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0]))
+    x_axis = q[1] - q[0]
+    return q.mean(axis=0), float(extent), float(np.arctan2(x_axis[1], x_axis[0]))
+
+
+def test_only_a_candidate_that_is_the_whole_mark_is_labelled_with_its_rank() -> None:
+    centre, extent, angle = _seven_mark()
+    _, scene = render_table({"seat0": [["7c"]]}, seed=3, deck="own0", px_per_mm=1.5)
+    centres = np.array(
+        [
+            centre,  # the whole mark
+            centre,  # a stroke of it, cut off by a thin ink cut
+            centre,  # the mark joined to its pip
+            centre + np.array([0.2, 0.1]) * extent,  # the whole mark, found a little off
+            centre + np.array([30.0, 0.0]) * extent,  # far away, on the table
+        ]
+    )
+    sizes = np.array([1.0, 0.4, 1.8, 1.05, 1.0]) * extent
+    cls, quarter, suit = label_candidates(scene, centres, np.full(5, angle), sizes)
+    seven = CLASSES.index("7")
+    assert cls.tolist() == [seven, -1, -1, seven, BACKGROUND]
+    assert quarter[0] == 0 and quarter[3] == 0
+    assert suit[0] == "shdc".index("c")
+
+
+def test_augment_changes_most_crops_and_keeps_the_rest() -> None:
+    rng = np.random.default_rng(0)
+    crops = np.full((400, CROP, CROP), 230, np.float32)
+    crops[:, 14:34, 20:28] = 20  # a dark upright bar, the stem of a mark
+    out = augment(crops, np.random.default_rng(1))
+    assert out.shape == crops.shape and out.dtype == crops.dtype
+    changed = np.abs(out - crops).reshape(len(crops), -1).max(axis=1) > 1
+    assert abs(changed.mean() - AUGMENTED) < 0.08
+    assert np.array_equal(out[~changed], crops[~changed])
+    # Stretched, sheared or bolder, the mark stays a mark in the middle of the crop.
+    middle = out[:, 20:28, 22:26].mean(axis=(1, 2))
+    assert (middle < 120).all()
+    # The same seed gives the same crops: training is reproducible.
+    assert np.array_equal(out, augment(crops, np.random.default_rng(1)))
+    assert not np.array_equal(out, augment(crops, rng))

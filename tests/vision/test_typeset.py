@@ -1,0 +1,140 @@
+"""Typeset decks: the project's own faces with rank marks set in installed fonts.
+
+The fonts come from the Debian packages listed as ``FONT_PACKAGES`` in
+``scripts/lib.sh`` (``bash scripts/train`` installs them); without any of them the
+tests here are skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import cv2
+import numpy as np
+import pytest
+
+from table.errors import UserError
+from table.vision import typeset
+from table.vision.faces import OUTLINE_BAND, find_index_box, ink_mask, load_deck
+from table.vision.synth import render_table
+
+pytestmark = pytest.mark.vision
+
+NO_FONTS = "no usable fonts; install the Debian packages in FONT_PACKAGES (scripts/lib.sh)"
+
+
+@pytest.fixture(scope="module")
+def fonts() -> list[str]:
+    """Returns the usable fonts, skipping the test when there are none."""
+    found = typeset.typeset_fonts()
+    if not found:
+        pytest.skip(NO_FONTS)
+    return found
+
+
+@pytest.fixture
+def fresh_fonts() -> Iterator[None]:
+    """Forgets the chosen fonts and decks before and after a test that fakes fontconfig."""
+    typeset._usable_faces.cache_clear()
+    load_deck.cache_clear()
+    yield
+    typeset._usable_faces.cache_clear()
+    load_deck.cache_clear()
+
+
+def test_deck_has_all_faces_of_one_size(fonts: list[str]) -> None:
+    deck = load_deck("font0")
+    assert deck.name == "font0"
+    assert len(deck.faces) == 54 and set(deck.faces) == set(deck.index)
+    assert {"B", "R", "Th", "As", "Kd"} <= set(deck.faces)
+    shapes = {face.shape for face in deck.faces.values()}
+    assert len(shapes) == 1
+    height, width, channels = shapes.pop()
+    assert channels == 4 and width == 160 and 1.38 * width <= height <= 1.5 * width
+
+
+@pytest.mark.parametrize("name", ["font0", "font1", "font2", "font3"])
+def test_index_box_is_the_mark_ink(fonts: list[str], name: str) -> None:
+    """The box holds the whole mark, touches its ink on every side and none of the pip."""
+    deck = load_deck(name)
+    agree = 0
+    for card, face in deck.faces.items():
+        x0, y0, x1, y1 = deck.index[card]
+        height, width = face.shape[:2]
+        inner = np.zeros((height, width), np.uint8)
+        inner[OUTLINE_BAND:-OUTLINE_BAND, OUTLINE_BAND:-OUTLINE_BAND] = 1
+        ink = ink_mask(face) & inner
+        ink[height // 2 :] = 0
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        inside = set(np.unique(labels[y0:y1, x0:x1])) - {0}
+        assert inside, f"{name} {card}: no ink in the box"
+        xs = [stats[k, 0] for k in inside] + [stats[k, 0] + stats[k, 2] for k in inside]
+        ys = [stats[k, 1] for k in inside] + [stats[k, 1] + stats[k, 3] for k in inside]
+        # Every component the box touches lies in it (one pixel of faint edge allowed),
+        # so neither the pip nor the next joker letter reaches into the box ...
+        assert min(xs) >= x0 - 1 and max(xs) <= x1 + 1, f"{name} {card}"
+        assert min(ys) >= y0 - 1 and max(ys) <= y1 + 1, f"{name} {card}"
+        # ... and the box is tight around that ink.
+        assert min(xs) <= x0 + 1 and max(xs) >= x1 - 1, f"{name} {card}"
+        assert min(ys) <= y0 + 1 and max(ys) >= y1 - 1, f"{name} {card}"
+        found = find_index_box(face, card[0] == "T")
+        agree += max(abs(a - b) for a, b in zip(found, deck.index[card], strict=True)) <= 1
+    # The heuristic finder sees the same box on most faces (it may split a "10" or a K).
+    assert agree >= 0.85 * len(deck.faces)
+
+
+def test_fonts_differ_between_decks(fonts: list[str]) -> None:
+    if len(fonts) < 2:
+        pytest.skip("only one usable font")
+    assert fonts[0] != fonts[1]
+    marks = []
+    for name in ("font0", "font1"):
+        deck = load_deck(name)
+        x0, y0, x1, y1 = deck.index["Ks"]
+        marks.append(cv2.resize(deck.faces["Ks"][y0:y1, x0:x1, :3], (32, 48)).astype(float))
+    assert np.abs(marks[0] - marks[1]).mean() > 5
+    assert load_deck("font0").faces["As"].tobytes() != load_deck("font1").faces["As"].tobytes()
+
+
+def test_font_order_is_stable(fonts: list[str], fresh_fonts: None) -> None:
+    assert typeset.typeset_fonts() == fonts
+    assert typeset.typeset_decks() == [f"font{i}" for i in range(len(fonts))]
+
+
+def test_font_that_falls_back_is_skipped(
+    fonts: list[str], fresh_fonts: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = typeset._usable_faces()[0]
+    fake = typeset.FontFace("/nowhere/NoSuchFont.ttf", "No Such Family Qx", "Regular", 80, 0, 100)
+    assert typeset.resolves(real)
+    assert not typeset.resolves(fake)
+    typeset._usable_faces.cache_clear()
+    monkeypatch.setattr(typeset, "_list_faces", lambda: [fake, real])
+    assert typeset.typeset_fonts() == [real.file]
+
+
+def test_no_fonts_is_a_user_error(fresh_fonts: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(typeset, "_list_faces", list)
+    assert typeset.typeset_decks() == []
+    with pytest.raises(UserError, match="fonts-urw-base35"):
+        load_deck("font0")
+
+
+def test_scene_truth_marks_lie_on_ink(fonts: list[str]) -> None:
+    image, scene = render_table({"seat0": [["Th", "Qs", "B", "R"]]}, seed=1, deck="font0")
+    assert [card.card for card in scene.cards] == ["T", "Q", "B", "R"]
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.int16)
+    for card in scene.cards:
+        seen = [np.array(quad) for quad, part in card.marks if part >= 0.9]
+        assert seen, f"{card.card}: no mark in view"
+        for quad in seen:
+            mask = np.zeros(grey.shape, np.uint8)
+            cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+            ring = cv2.dilate(mask, np.ones((9, 9), np.uint8)) - cv2.dilate(
+                mask, np.ones((3, 3), np.uint8)
+            )
+            inside, around = grey[mask > 0], grey[ring > 0]
+            # The mark is printed: plenty of dark pixels inside, paper around it.
+            dark = inside < np.percentile(around, 90) - 60
+            assert dark.mean() > 0.15, f"{card.card}: too little ink in {quad.tolist()}"
+            assert np.percentile(inside, 10) < np.percentile(around, 50) - 40
