@@ -249,24 +249,14 @@ def _pip(canvas: np.ndarray, suit: str, center: tuple[int, int], size: int, colo
         cv2.fillConvexPoly(canvas, stem.astype(np.int32), colour, cv2.LINE_AA)
 
 
-def _text_index(
-    canvas: np.ndarray,
-    text: str,
-    font: int,
-    top_left: tuple[int, int],
-    height: int,
-    colour: tuple[int, ...],
-    thickness: int,
-    stretch: float = 1.0,
-) -> tuple[int, int, int, int]:
-    """Draws ``text`` from ``top_left``, ``stretch`` times as wide; returns its ink box."""
+def _hershey_ink(text: str, font: int, height: int, thickness: int, stretch: float) -> np.ndarray:
+    """Returns ``text`` in a Hershey font as 0-255 coverage, ``stretch`` times as wide."""
     scale = cv2.getFontScaleFromHeight(font, height, thickness)
     (w, h), base = cv2.getTextSize(text, font, scale, thickness)
     pad = thickness + 2
     ink = np.zeros((h + base + 2 * pad, w + 2 * pad), np.uint8)
     cv2.putText(ink, text, (pad, pad + h), font, scale, 255, thickness, cv2.LINE_AA)
-    ink = cv2.resize(ink, (max(1, round(ink.shape[1] * stretch)), ink.shape[0]))
-    return paste_ink(canvas, ink, top_left, colour)
+    return cv2.resize(ink, (max(1, round(ink.shape[1] * stretch)), ink.shape[0]))
 
 
 def paste_ink(
@@ -288,11 +278,9 @@ def paste_ink(
     return (x, y, x + iw, y + ih)
 
 
-MarkDrawer = Callable[
-    [np.ndarray, str, tuple[int, int], int, tuple[int, ...], float], tuple[int, int, int, int]
-]
-"""Draws a text mark on a BGR layer: ``(layer, text, top_left, height, colour, stretch)``
-puts the ink's top-left at ``top_left`` and returns the ink box ``(x0, y0, x1, y1)``."""
+MarkInk = Callable[[str, int, float], np.ndarray]
+"""Sets a text mark: ``(text, height, stretch)`` gives its 0-255 coverage, a capital
+``height`` pixels tall, ``stretch`` times as wide as the font draws it."""
 
 
 def _drawn_deck(
@@ -303,9 +291,9 @@ def _drawn_deck(
     beside: bool,
     margin: int,
     colours: tuple[tuple[int, ...], tuple[int, ...]],
-    mark: MarkDrawer,
+    ink: MarkInk,
 ) -> Deck:
-    """Draws the 54 faces of a deck in the project's own layout, with ``mark`` for the text.
+    """Draws the 54 faces of a deck in the project's own layout, with ``ink`` for the text.
 
     ``size`` is the face's ``(width, height)``, ``glyph`` the rank mark's height,
     ``colours`` the ``(red, black)`` inks. Each face is white paper with a thin grey
@@ -328,7 +316,9 @@ def _drawn_deck(
             y = margin
             letters = []
             for letter in "JOKER":
-                letters.append(mark(layer, letter, (margin, y), int(glyph * 0.7), colour, 1.0))
+                letters.append(
+                    paste_ink(layer, ink(letter, int(glyph * 0.7), 1.0), (margin, y), colour)
+                )
                 y = letters[-1][3] + max(2, glyph // 6)
             box = letters[0]
             cv2.circle(layer, (width // 2, height // 2), width // 4, colour, -1, cv2.LINE_AA)
@@ -337,7 +327,7 @@ def _drawn_deck(
             )
         else:
             text = "10" if card[0] == "T" else card[0]
-            box = mark(layer, text, (margin, margin), glyph, colour, stretch)
+            box = paste_ink(layer, ink(text, glyph, stretch), (margin, margin), colour)
             if beside:
                 centre = (box[2] + glyph // 2 + 2, box[1] + glyph // 2)
             else:
@@ -379,15 +369,8 @@ def _own_deck(variant: int) -> Deck:
     red = (30, 30, int(rng.integers(170, 230)))
     black = tuple(int(v) for v in rng.integers(0, 50, 3))
 
-    def mark(
-        layer: np.ndarray,
-        text: str,
-        top_left: tuple[int, int],
-        height: int,
-        colour: tuple[int, ...],
-        stretch: float,
-    ) -> tuple[int, int, int, int]:
-        return _text_index(layer, text, font, top_left, height, colour, thickness, stretch)
+    def ink(text: str, height: int, stretch: float) -> np.ndarray:
+        return _hershey_ink(text, font, height, thickness, stretch)
 
     return _drawn_deck(
         f"own{variant}",
@@ -397,5 +380,5 @@ def _own_deck(variant: int) -> Deck:
         variant % 3 == 2,
         int(width * 0.06),
         (red, black),
-        mark,
+        ink,
     )

@@ -335,21 +335,15 @@ def typeset_deck(variant: int) -> faces.Deck:
     red = (30, 30, int(rng.integers(170, 230)))
     black = tuple(int(v) for v in rng.integers(0, 50, 3))
 
-    def mark(
-        layer: np.ndarray,
-        text: str,
-        top_left: tuple[int, int],
-        size: int,
-        colour: tuple[int, ...],
-        wide: float,
-    ) -> tuple[int, int, int, int]:
+    def ink(text: str, size: int, wide: float) -> np.ndarray:
         """Scales the string so a capital is ``size`` high and ``wide`` times as wide."""
-        ink = marks[text]
         scale = size / cap
-        shape = (max(1, round(ink.shape[1] * scale * wide)), max(1, round(ink.shape[0] * scale)))
-        return faces.paste_ink(
-            layer, cv2.resize(ink, shape, interpolation=cv2.INTER_AREA), top_left, colour
+        coverage = marks[text]
+        shape = (
+            max(1, round(coverage.shape[1] * scale * wide)),
+            max(1, round(coverage.shape[0] * scale)),
         )
+        return cv2.resize(coverage, shape, interpolation=cv2.INTER_AREA)
 
     return faces._drawn_deck(
         f"font{variant}",
@@ -359,5 +353,5 @@ def typeset_deck(variant: int) -> faces.Deck:
         beside,
         margin,
         (red, black),
-        mark,
+        ink,
     )
