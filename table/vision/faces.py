@@ -38,7 +38,7 @@ HELD_OUT_THEMES = (
 OWN_DECKS = tuple(f"own{i}" for i in range(12))
 """Variants of the deck the project draws itself (``own0`` .. ``own11``), in Hershey fonts.
 The same faces with marks set in installed fonts are the ``font<N>`` decks, listed by
-``typeset_decks()``."""
+``typeset.typeset_decks()``."""
 
 RANKS = "A23456789TJQK"
 SHEET_SUITS = "cdhs"
@@ -158,19 +158,6 @@ def find_index_box(face: np.ndarray, is_ten: bool = False) -> tuple[int, int, in
     return (x0, y0, x1, y1)
 
 
-def typeset_decks() -> list[str]:
-    """Names the typeset decks available here: ``font0`` .. ``font<n-1>``.
-
-    They are the project's own faces with rank marks set in installed fonts
-    (``table.vision.typeset``), one deck per usable font and at most
-    ``typeset.MAX_FONTS``; the list is empty when none of the font packages
-    (``FONT_PACKAGES`` in ``scripts/lib.sh``) is installed.
-    """
-    from table.vision import typeset
-
-    return typeset.typeset_decks()
-
-
 @lru_cache(maxsize=64)
 def load_deck(name: str) -> Deck:
     """Loads a theme from the cache (rendering it first), or draws an own or typeset deck.
@@ -180,7 +167,7 @@ def load_deck(name: str) -> Deck:
     if name.startswith("own"):
         return _own_deck(int(name[3:] or 0))
     if re.fullmatch(r"font\d+", name):
-        from table.vision import typeset
+        from table.vision import typeset  # here, not at the top: typeset builds on this module
 
         return typeset.typeset_deck(int(name[4:]))
     sheet = _sheet(name)

@@ -37,7 +37,6 @@ from table.vision.faces import (
     SHEET_SUITS,
     THEME_DIR,
     TRAIN_THEMES,
-    typeset_decks,
 )
 from table.vision.recognize import (
     CLASSES,
@@ -49,6 +48,7 @@ from table.vision.recognize import (
     quarter_features,
 )
 from table.vision.synth import Scene, render_table
+from table.vision.typeset import typeset_decks
 
 BACKGROUND_KEEP = 0.6
 """Share of background (not a rank mark) samples kept; there are far more of them."""
