@@ -34,7 +34,17 @@ CROP = 48
 SPAN = 1.6
 """Half-width of the crop in units of the mark's size."""
 MIN_CONFIDENCE = 0.7
-SHIFT = -2
+EDGE_CELLS = 6
+"""Cells a side of the edge-direction histogram grid over the middle of the crop."""
+EDGE_DIRECTIONS = 12
+"""Direction bins of each cell's edge histogram: a multiple of 4, so a quarter turn shifts bins.
+
+The grid and the bins were chosen with the training designs plastic and anglo
+left out of training (share of their whole marks read surely right, two seeds):
+4x4 cells of 8 directions 84.2 and 81.2 %, 6x6 of 8 86.8 and 84.1 %, 6x6 of 12
+86.9 and 86.6 %. Finer cells keep where in the mark each stroke turns, finer
+directions the slant of a stroke, which tell marks of unseen fonts apart."""
+SHIFT = -EDGE_DIRECTIONS // 4
 """Bins an edge histogram moves by when its crop turns a quarter counterclockwise."""
 RED_EXCESS = 12.0
 """Red-minus-green excess (0..255 scale) above which a mark is red; black ink stays under 7."""
@@ -179,15 +189,16 @@ def _face_regions(face: np.ndarray) -> list[tuple[int, int, int, int]]:
 
 
 def _blobs(
-    ink: np.ndarray, face: np.ndarray, roi: tuple[int, int, int, int]
+    ink: np.ndarray, face_sum: np.ndarray, roi: tuple[int, int, int, int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns centre, size and box of the mark-sized ink blobs enclosed by card face.
 
-    Only blobs wholly inside ``roi`` count.
+    Only blobs wholly inside ``roi`` count; ``face_sum`` is the integral image of
+    the face mask in ``roi``, shared by every ink cut.
     """
     rx0, ry0, rx1, ry1 = roi
     full_h, full_w = ink.shape
-    ink, face = ink[ry0:ry1, rx0:rx1], face[ry0:ry1, rx0:rx1]
+    ink = ink[ry0:ry1, rx0:rx1]
     height, width = ink.shape
     _, _, stats, centroids = cv2.connectedComponentsWithStats(ink, connectivity=8)
     w, h, area = stats[:, 2], stats[:, 3], stats[:, 4]
@@ -201,11 +212,11 @@ def _blobs(
     keep[0] = False
     picked = np.nonzero(keep)[0]
     # Enclosed by face: the ring just around the blob's box must be mostly white.
-    ig = cv2.integral(face)
+    ig = face_sum
     ix0, iy0 = stats[picked, 0], stats[picked, 1]
     ix1, iy1 = ix0 + w[picked], iy0 + h[picked]
-    x0, y0 = np.clip(ix0 - 3, 0, width), np.clip(iy0 - 3, 0, height)
-    x1, y1 = np.clip(ix1 + 3, 0, width), np.clip(iy1 + 3, 0, height)
+    x0, y0 = np.maximum(ix0 - 3, 0), np.maximum(iy0 - 3, 0)
+    x1, y1 = np.minimum(ix1 + 3, width), np.minimum(iy1 + 3, height)
     outer = ig[y1, x1] - ig[y0, x1] - ig[y1, x0] + ig[y0, x0]
     inner = ig[iy1, ix1] - ig[iy0, ix1] - ig[iy1, ix0] + ig[iy0, ix0]
     ring = (x1 - x0) * (y1 - y0) - w[picked] * h[picked]
@@ -221,9 +232,10 @@ def find_candidates(image: np.ndarray) -> Candidates:
     low, face, red, medium, dark = _masks(image)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     rois = _face_regions(face)
+    face_sums = [cv2.integral(face[y0:y1, x0:x1]) for x0, y0, x1, y1 in rois]
     thin = cv2.erode(dark, np.ones((2, 2), np.uint8))
     for ink in ((1 - face).astype(np.uint8), dark, thin, medium):
-        parts = [_blobs(ink, face, roi) for roi in rois]
+        parts = [_blobs(ink, sums, roi) for sums, roi in zip(face_sums, rois, strict=True)]
         centres_l = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 2))
         sizes_l = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
         box_l = np.concatenate([p[2] for p in parts]) if parts else np.zeros((0, 4))
@@ -305,13 +317,15 @@ def quarter_features(crops: np.ndarray) -> np.ndarray:
     context = 1 - norm.reshape(n, 12, 4, 12, 4).mean(axis=(2, 4))
     gy, gx = np.gradient(centre, axis=(1, 2))
     mag = np.hypot(gx, gy)
-    bins = ((np.arctan2(gy, gx) + np.pi) / (2 * np.pi) * 8).astype(np.int64) % 8
+    turns = (np.arctan2(gy, gx) + np.pi) / (2 * np.pi)
+    bins = (turns * EDGE_DIRECTIONS).astype(np.int64) % EDGE_DIRECTIONS
     side = CROP // 2
-    cell = side // 4
-    cells = (np.arange(side) // cell)[:, None] * 4 + (np.arange(side) // cell)[None, :]
-    index = (np.arange(n)[:, None, None] * 16 + cells[None]) * 8 + bins
-    hog = np.bincount(index.ravel(), weights=mag.ravel(), minlength=n * 128)
-    hog = hog.reshape(n, 4, 4, 8).astype(np.float32)
+    row = np.arange(side) * EDGE_CELLS // side
+    cells = row[:, None] * EDGE_CELLS + row[None, :]
+    index = (np.arange(n)[:, None, None] * EDGE_CELLS**2 + cells[None]) * EDGE_DIRECTIONS + bins
+    size = n * EDGE_CELLS**2 * EDGE_DIRECTIONS
+    hog = np.bincount(index.ravel(), weights=mag.ravel(), minlength=size)
+    hog = hog.reshape(n, EDGE_CELLS, EDGE_CELLS, EDGE_DIRECTIONS).astype(np.float32)
     out = []
     for k in range(4):
         h = np.roll(np.rot90(hog, k=k, axes=(1, 2)), SHIFT * k, axis=3).reshape(n, -1)
@@ -399,15 +413,17 @@ def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]
     found: list[Detection] = []
     for i in np.nonzero(conf >= MIN_CONFIDENCE)[0]:
         q, k = int(quarter[i]), int(cls[i])
-        red = cand.redness(int(i)) > RED_EXCESS
         code = CLASSES[k]
         if code == "X":
-            code = "R" if red else "B"
+            code = "R" if cand.redness(int(i)) > RED_EXCESS else "B"
             suit = None
         else:
+            # Colour only confirms a sure suit, so it is measured for those alone.
             sp = suit_p[i, q]
             s = int(sp.argmax())
-            suit = SUITS[s] if sp[s] > 0.85 and (SUITS[s] in "hd") == red else None
+            suit = None
+            if sp[s] > 0.85 and (SUITS[s] in "hd") == (cand.redness(int(i)) > RED_EXCESS):
+                suit = SUITS[s]
         # Upright after q counterclockwise quarter turns: the card is turned q clockwise.
         angle = float(cand.angles[i]) + q * np.pi / 2
         found.append(
