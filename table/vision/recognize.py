@@ -42,8 +42,10 @@ EDGE_DIRECTIONS = 12
 The grid and the bins were chosen with the training designs plastic and anglo
 left out of training (share of their whole marks read surely right, two seeds):
 4x4 cells of 8 directions 84.2 and 81.2 %, 6x6 of 8 86.8 and 84.1 %, 6x6 of 12
-86.9 and 86.6 %. Finer cells keep where in the mark each stroke turns, finer
-directions the slant of a stroke, which tell marks of unseen fonts apart."""
+86.9 and 86.6 %, and with the square root of each bin 88.4 and 86.5 % (and 0.7 %
+of the marks read surely wrong, against 1.7 %). Finer cells keep where in the
+mark each stroke turns, finer directions the slant of a stroke, which tell marks
+of unseen fonts apart."""
 SHIFT = -EDGE_DIRECTIONS // 4
 """Bins an edge histogram moves by when its crop turns a quarter counterclockwise."""
 RED_EXCESS = 12.0
@@ -326,6 +328,9 @@ def quarter_features(crops: np.ndarray) -> np.ndarray:
     size = n * EDGE_CELLS**2 * EDGE_DIRECTIONS
     hog = np.bincount(index.ravel(), weights=mag.ravel(), minlength=size)
     hog = hog.reshape(n, EDGE_CELLS, EDGE_CELLS, EDGE_DIRECTIONS).astype(np.float32)
+    # The square root keeps a few strong strokes from outweighing the rest, so a
+    # bold and a light font give closer histograms.
+    hog = np.sqrt(hog)
     out = []
     for k in range(4):
         h = np.roll(np.rot90(hog, k=k, axes=(1, 2)), SHIFT * k, axis=3).reshape(n, -1)

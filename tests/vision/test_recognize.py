@@ -47,9 +47,9 @@ def test_red_and_black_jokers_are_never_swapped() -> None:
     """Jokers side by side, in four designs: red is never read black nor black red.
 
     The second check only keeps the first from passing on empty readings. Jokers
-    are read right only about half the time here (141 and 139 of 285 with the
-    previous and this model); two seeds a design varied too much for a fixed bar
-    (25 and 23 of 48), so twelve are read.
+    are read right only about half the time here (141, 139 and 136 of 285 with
+    three successive models); two seeds a design varied too much for a fixed bar
+    (25, 23 and 24 of 48), so twelve are read.
     """
     total = Score()
     for deck in ("anglo", "paris", "plastic", "tango_nuevo"):
