@@ -83,7 +83,8 @@ def _sheet(theme: str) -> np.ndarray:
         if not source.exists():
             raise UserError(
                 f"card theme {theme!r} is not installed; install gnome-cards-data "
-                f"or pick one of: {', '.join(available_themes()) or 'none found'}"
+                f"or pick one of: {', '.join(available_themes()) or 'none found'}, "
+                f"or a drawn deck: {OWN_DECKS[0]} .. {OWN_DECKS[-1]}, font0 .. font<N>"
             )
         if shutil.which("rsvg-convert") is None:
             raise UserError("rsvg-convert is missing; install the librsvg2-bin package")
@@ -164,7 +165,7 @@ def load_deck(name: str) -> Deck:
 
     :raises UserError: for a ``font<N>`` deck when no usable font is installed.
     """
-    if name.startswith("own"):
+    if re.fullmatch(r"own\d*", name):
         return _own_deck(int(name[3:] or 0))
     if re.fullmatch(r"font\d+", name):
         from table.vision import typeset  # here, not at the top: typeset builds on this module
@@ -270,7 +271,7 @@ MarkInk = Callable[[str, int, float], np.ndarray]
 ``height`` pixels tall, ``stretch`` times as wide as the font draws it."""
 
 
-def _drawn_deck(
+def drawn_deck(
     name: str,
     size: tuple[int, int],
     glyph: int,
@@ -359,7 +360,7 @@ def _own_deck(variant: int) -> Deck:
     def ink(text: str, height: int, stretch: float) -> np.ndarray:
         return _hershey_ink(text, font, height, thickness, stretch)
 
-    return _drawn_deck(
+    return drawn_deck(
         f"own{variant}",
         (width, height),
         glyph,

@@ -31,13 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from table.vision.faces import (
-    OWN_DECKS,
-    RANKS,
-    SHEET_SUITS,
-    THEME_DIR,
-    TRAIN_THEMES,
-)
+from table.vision.faces import OWN_DECKS, RANKS, SHEET_SUITS, THEME_DIR, TRAIN_THEMES
 from table.vision.recognize import (
     CLASSES,
     CROP,

@@ -1,6 +1,6 @@
 """Typeset decks: the project's own card faces with rank marks set in installed fonts.
 
-A ``font<N>`` deck draws the same faces as the ``own`` decks (``faces._drawn_deck``)
+A ``font<N>`` deck draws the same faces as the ``own`` decks (``faces.drawn_deck``)
 but sets its rank marks in a real TrueType/OpenType font found by fontconfig, so the
 network sees many more letterforms than OpenCV's Hershey fonts offer. The fonts come
 from Debian packages, listed once as ``FONT_PACKAGES`` in ``scripts/lib.sh``
@@ -133,6 +133,7 @@ def _style(slant: int) -> str:
 
 
 def _css_slant(slant: int) -> int:
+    """Converts a fontconfig slant to the one Pango asks for with the CSS ``font-style``."""
     return 0 if slant < 50 else 100 if slant < 105 else 110
 
 
@@ -314,7 +315,7 @@ def glyphs(face: FontFace) -> dict[str, np.ndarray]:
 def typeset_deck(variant: int) -> faces.Deck:
     """Draws deck ``font<variant>`` in the variant's font, size, stretch and layout.
 
-    :raises UserError: when no usable font is installed.
+    :raises UserError: when no usable font is installed, or fewer than ``variant + 1``.
     """
     usable = _usable_faces()
     if not usable:
@@ -323,7 +324,12 @@ def typeset_deck(variant: int) -> faces.Deck:
             "no usable fonts for the typeset decks; install the Debian packages "
             f"{packages} (bash scripts/train does), plus fontconfig and librsvg2-bin"
         )
-    face = usable[variant % len(usable)]
+    if not 0 <= variant < len(usable):
+        raise UserError(
+            f"there is no deck font{variant}: the installed fonts give font0 .. "
+            f"font{len(usable) - 1}"
+        )
+    face = usable[variant]
     marks = glyphs(face)
     cap = marks["K"].shape[0]
     rng = np.random.default_rng(SEED + variant)
@@ -345,7 +351,7 @@ def typeset_deck(variant: int) -> faces.Deck:
         )
         return cv2.resize(coverage, shape, interpolation=cv2.INTER_AREA)
 
-    return faces._drawn_deck(
+    return faces.drawn_deck(
         f"font{variant}",
         (width, height),
         glyph,

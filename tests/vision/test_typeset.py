@@ -138,3 +138,8 @@ def test_scene_truth_marks_lie_on_ink(fonts: list[str]) -> None:
             dark = inside < np.percentile(around, 90) - 60
             assert dark.mean() > 0.15, f"{card.card}: too little ink in {quad.tolist()}"
             assert np.percentile(inside, 10) < np.percentile(around, 50) - 40
+
+
+def test_a_deck_past_the_installed_fonts_is_a_user_error(fonts: list[str]) -> None:
+    with pytest.raises(UserError, match=f"font0 .. font{len(fonts) - 1}"):
+        load_deck(f"font{len(fonts)}")
