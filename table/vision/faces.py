@@ -37,6 +37,7 @@ HELD_OUT_THEMES = (
 """Held-out designs with English indices, used only for evaluation."""
 OWN_DECKS = tuple(f"own{i}" for i in range(12))
 """Variants of the deck the project draws itself (``own0`` .. ``own11``), in Hershey fonts.
+``own3``, ``own7`` and ``own11`` print their marks against the card's edge.
 The same faces with marks set in installed fonts are the ``font<N>`` decks, listed by
 ``typeset.typeset_decks()``."""
 
@@ -366,7 +367,8 @@ def _own_deck(variant: int) -> Deck:
         glyph,
         stretch,
         variant % 3 == 2,
-        int(width * 0.06),
+        # Every fourth variant prints its marks against the card's edge, as some decks do.
+        int(width * (0.015 if variant % 4 == 3 else 0.06)),
         (red, black),
         ink,
     )

@@ -33,6 +33,8 @@ CROP = 48
 """Side in pixels of the normalised crop around a candidate mark."""
 SPAN = 1.6
 """Half-width of the crop in units of the mark's size."""
+REMAP_CROPS = 512
+"""Crops cut by one ``cv2.remap`` call: a column of them must stay under 32767 rows."""
 MIN_CONFIDENCE = 0.7
 EDGE_CELLS = 6
 """Cells a side of the edge-direction histogram grid over the middle of the crop."""
@@ -58,8 +60,16 @@ SAME_SPOT = 0.5
 """Distance, in mark sizes, within which two readings are of one mark: the surer one stays."""
 ROI_MARGIN = 12
 """Pixels added around each card-face region before labelling blobs in it."""
+PAPER_REACH = 4
+"""Pixels over which the paper's level is taken as the lightest darkness-channel value."""
+GROUND_LEVEL = 110
+"""Darkness-channel level (0..255) under which a pixel with no paper near is ground: felt or
+wood (at most about 80 in the rendered tables) or a picture."""
+GROUND_BREADTH = 8
+"""Erosion radius in pixels that a ground region outlasts and the thickest stroke of a bold
+mark does not."""
 FACE_RING = 0.45
-"""Share of the ring just around a blob's box that must be card face for it to be a mark.
+"""Share of the ring just around a blob's box that must be card surround for it to be a mark.
 
 Not more: a mark printed close to its suit pip or the card border has little face
 on that side (0.55 found a candidate for 0.3 % fewer readable cards of the training
@@ -134,24 +144,50 @@ class Candidates:
 
 def _masks(
     image: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Returns the darkness channel, the face mask, red minus green, and the ink masks.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Returns the darkness channel, face and surround masks, red minus green, and ink masks.
 
     Ink comes at two cuts: *medium* (clearly below the paper in its darkest
     channel, which red ink is even when light and blur keep it from being dark)
-    and *dark* (strong ink).
+    and *dark* (strong ink). The *surround* is the face plus the ground next to
+    it (``_ground``): a mark printed against the card's edge is then ink enclosed
+    by surround, where it used to be one blob with the table.
     """
     b, g, r = cv2.split(image)
     bg_max = cv2.max(b, g)
     low = cv2.min(cv2.min(b, g), r)
     high = cv2.max(bg_max, r)
-    paper = cv2.blur(cv2.dilate(low, np.ones((9, 9), np.uint8)), (15, 15))
+    lightest = cv2.dilate(low, np.ones((2 * PAPER_REACH + 1,) * 2, np.uint8))
+    paper = cv2.blur(lightest, (15, 15))
     face = (cv2.subtract(high, low) < 48) & (low > 70) & (cv2.subtract(paper, low) < 60)
+    ground = _ground(lightest)
     red = cv2.subtract(r, g, dtype=cv2.CV_16S)
     below = cv2.subtract(paper, low)
-    medium = below > 80
-    dark = (below > 130) | (cv2.subtract(high, low) > 110)
-    return low, face.astype(np.uint8), red, medium.astype(np.uint8), dark.astype(np.uint8)
+    medium = (below > 80) & ~ground
+    dark = ((below > 130) | (cv2.subtract(high, low) > 110)) & ~ground
+    return (
+        low,
+        face.astype(np.uint8),
+        (face | ground).astype(np.uint8),
+        red,
+        medium.astype(np.uint8),
+        dark.astype(np.uint8),
+    )
+
+
+def _ground(lightest: np.ndarray) -> np.ndarray:
+    """Returns the ground: the table or a broad picture, up to just short of the paper.
+
+    ``lightest`` is the frame's darkness channel at its lightest within
+    ``PAPER_REACH`` pixels. The ground's core has no paper that near and is broad
+    (it outlasts an erosion no stroke of a mark does); grown back by a little more
+    than it lost, it ends just short of the paper, so the thin dark line where a
+    card's edge meets the table is ground, and a mark printed next to it is not.
+    """
+    core = (lightest < GROUND_LEVEL).astype(np.uint8)
+    core = cv2.erode(core, np.ones((2 * GROUND_BREADTH + 1,) * 2, np.uint8))
+    grow = 2 * (GROUND_BREADTH + PAPER_REACH + 1) + 1
+    return cv2.dilate(core, np.ones((grow, grow), np.uint8)) > 0
 
 
 def _face_regions(face: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -193,10 +229,10 @@ def _face_regions(face: np.ndarray) -> list[tuple[int, int, int, int]]:
 def _blobs(
     ink: np.ndarray, face_sum: np.ndarray, roi: tuple[int, int, int, int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Returns centre, size and box of the mark-sized ink blobs enclosed by card face.
+    """Returns centre, size and box of the mark-sized ink blobs enclosed by card surround.
 
     Only blobs wholly inside ``roi`` count; ``face_sum`` is the integral image of
-    the face mask in ``roi``, shared by every ink cut.
+    the surround mask in ``roi``, shared by every ink cut.
     """
     rx0, ry0, rx1, ry1 = roi
     full_h, full_w = ink.shape
@@ -213,7 +249,7 @@ def _blobs(
     keep &= (stats[:, 1] + h < height) | (ry1 == full_h)
     keep[0] = False
     picked = np.nonzero(keep)[0]
-    # Enclosed by face: the ring just around the blob's box must be mostly white.
+    # Enclosed: the ring just around the blob's box must be mostly surround.
     ig = face_sum
     ix0, iy0 = stats[picked, 0], stats[picked, 1]
     ix1, iy1 = ix0 + w[picked], iy0 + h[picked]
@@ -231,12 +267,12 @@ def find_candidates(image: np.ndarray) -> Candidates:
     """Finds printed blobs enclosed by card face and cuts a normalised crop of each."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    low, face, red, medium, dark = _masks(image)
+    low, face, surround, red, medium, dark = _masks(image)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     rois = _face_regions(face)
-    face_sums = [cv2.integral(face[y0:y1, x0:x1]) for x0, y0, x1, y1 in rois]
+    face_sums = [cv2.integral(surround[y0:y1, x0:x1]) for x0, y0, x1, y1 in rois]
     thin = cv2.erode(dark, np.ones((2, 2), np.uint8))
-    for ink in ((1 - face).astype(np.uint8), dark, thin, medium):
+    for ink in (1 - surround, dark, thin, medium):
         parts = [_blobs(ink, sums, roi) for sums, roi in zip(face_sums, rois, strict=True)]
         centres_l = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 2))
         sizes_l = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
@@ -278,26 +314,27 @@ def find_candidates(image: np.ndarray) -> Candidates:
     ss = is4[wy1, wx1] - is4[wy0, wx1] - is4[wy1, wx0] + is4[wy0, wx0]
     angles = (np.arctan2(ss, sc) / 4).astype(np.float32)
 
-    crops = np.empty((len(centres), CROP, CROP), np.float32)
+    # Crop pixel (u, v) samples the image at centre + R(angle) * scale * (u - CROP/2, v - CROP/2).
+    scale = 2 * SPAN * sizes / CROP
+    c, s = (np.cos(angles) * scale)[:, None, None], (np.sin(angles) * scale)[:, None, None]
+    step = np.arange(CROP, dtype=np.float32) - CROP / 2
+    u, v = step[None, None, :], step[None, :, None]
+    map_x = (centres[:, 0, None, None] + c * u - s * v).astype(np.float32)
+    map_y = (centres[:, 1, None, None] + s * u + c * v).astype(np.float32)
     lowf = low.astype(np.float32)
-    for i in range(len(centres)):
-        scale = 2 * SPAN * sizes[i] / CROP
-        c, s = np.cos(angles[i]) * scale, np.sin(angles[i]) * scale
-        # Maps crop pixel (u, v) to the image: centre + R(angle) * scale * (u - CROP/2, v - CROP/2).
-        m = np.array(
-            [
-                [c, -s, centres[i, 0] - c * CROP / 2 + s * CROP / 2],
-                [s, c, centres[i, 1] - s * CROP / 2 - c * CROP / 2],
-            ],
-            np.float32,
-        )
-        crops[i] = cv2.warpAffine(
-            lowf,
-            m,
-            (CROP, CROP),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
+    # One remap cuts a whole column of crops; OpenCV limits a picture to 32767 rows.
+    crops = np.concatenate(
+        [
+            cv2.remap(
+                lowf,
+                map_x[i : i + REMAP_CROPS].reshape(-1, CROP),
+                map_y[i : i + REMAP_CROPS].reshape(-1, CROP),
+                cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            ).reshape(-1, CROP, CROP)
+            for i in range(0, len(centres), REMAP_CROPS)
+        ]
+    )
     return Candidates(centres, angles, sizes, boxes, crops, face, red)
 
 
@@ -310,13 +347,15 @@ def quarter_features(crops: np.ndarray) -> np.ndarray:
     """
     n = len(crops)
     flat = crops.reshape(n, -1)
-    hi = np.percentile(flat, 95, axis=1, keepdims=True)
+    # The paper's level: a high percentile of 4x4-pixel means, a fraction of the cost
+    # of one over all pixels.
+    hi = np.percentile(_cell_means(crops, 4).reshape(n, -1), 95, axis=1, keepdims=True)
     lo = flat.min(axis=1, keepdims=True)
     norm = np.clip((flat - lo) / np.maximum(hi - lo, 8.0), 0, 1).reshape(n, CROP, CROP)
     q = CROP // 4
-    centre = norm[:, q : CROP - q, q : CROP - q]
-    tight = 1 - centre.reshape(n, 12, 2, 12, 2).mean(axis=(2, 4))
-    context = 1 - norm.reshape(n, 12, 4, 12, 4).mean(axis=(2, 4))
+    centre = np.ascontiguousarray(norm[:, q : CROP - q, q : CROP - q])
+    tight = 1 - _cell_means(centre, 2)
+    context = 1 - _cell_means(norm, 4)
     gy, gx = np.gradient(centre, axis=(1, 2))
     mag = np.hypot(gx, gy)
     turns = (np.arctan2(gy, gx) + np.pi) / (2 * np.pi)
@@ -346,6 +385,17 @@ def quarter_features(crops: np.ndarray) -> np.ndarray:
             )
         )
     return np.stack(out, axis=1).astype(np.float32)
+
+
+def _cell_means(stack: np.ndarray, cell: int) -> np.ndarray:
+    """Returns the means of ``cell`` x ``cell`` pixel blocks of each image in ``(n, h, w)``.
+
+    The images are resized as one column, which averages whole blocks exactly.
+    """
+    n, height, width = stack.shape
+    column = np.ascontiguousarray(stack, np.float32).reshape(n * height, width)
+    small = cv2.resize(column, (width // cell, n * height // cell), interpolation=cv2.INTER_AREA)
+    return small.reshape(n, height // cell, width // cell)
 
 
 @dataclass(frozen=True)
@@ -458,8 +508,21 @@ def _size(d: Detection) -> float:
     return math.hypot(x1 - x0, y1 - y0)
 
 
+def _below_on_one_card(u: float, v: float, turn: float, size: float) -> bool:
+    """Tells whether a mark at ``(u, v)`` in another's card frame may be the turned one below it.
+
+    Some decks print an index in all four corners, upright at the top two and turned
+    at the bottom two: the turned one under a mark lies along the card's side. Two
+    cards of one rank laid head to foot can lie so too, so the caller also asks for
+    one suit, read surely on both, which a pair from one deck never has. (The other
+    upright corner, along the top edge, is where the next card of a fanned pair
+    shows its mark: with two decks that pair may share its suit, so it is not joined.)
+    """
+    return turn > 140 and abs(u) < size and 1.5 * size < abs(v) < CARD_REACH * size
+
+
 def merge(found: list[Detection]) -> list[Detection]:
-    """Keeps one detection per card: joins pieces of one mark and the two corners of one card.
+    """Keeps one detection per card: joins pieces of one mark and the corners of one card.
 
     Two readings on one spot (a mark and a piece of it, read at two darkness cuts,
     or one mark read at two turns) cannot both be right; the surer one stays.
@@ -488,16 +551,19 @@ def merge(found: list[Detection]) -> list[Detection]:
             elif dist < 1.5 * size and turn < 40:
                 duplicate = True
                 break
-            if turn > 140:
-                # Opposite corners of one card: the other mark lies down-right in the card's frame.
-                a = math.radians(k.angle)
-                u = dx * math.cos(a) + dy * math.sin(a)
-                v = -dx * math.sin(a) + dy * math.cos(a)
-                if u < 0:
-                    u, v = -u, -v
-                if 1.5 * size < u < CARD_REACH * size and 0.9 * u < v < 2.4 * u:
+            # Where the other mark lies in the card's frame (u along its width).
+            a = math.radians(k.angle)
+            u = dx * math.cos(a) + dy * math.sin(a)
+            v = -dx * math.sin(a) + dy * math.cos(a)
+            if turn > 140 and 1.5 * size < abs(u) < CARD_REACH * size:
+                # Opposite corners of one card: the other mark lies down-right (or up-left).
+                down = v if u > 0 else -v
+                if 0.9 * abs(u) < down < 2.4 * abs(u):
                     duplicate = True
                     break
+            if d.suit is not None and d.suit == k.suit and _below_on_one_card(u, v, turn, size):
+                duplicate = True
+                break
         if not duplicate:
             kept.append((d, d_size))
     return [d for d, _ in kept]

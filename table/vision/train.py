@@ -1,6 +1,6 @@
 """Trains the rank-mark network (``model.npz``) on rendered scenes of the training designs.
 
-Recipe (reproducible on a machine with the same Debian packages; 8 min 28 s on this
+Recipe (reproducible on a machine with the same Debian packages; 6 min 14 s on this
 2-core machine)::
 
     bash scripts/train

@@ -337,7 +337,8 @@ def typeset_deck(variant: int) -> faces.Deck:
     glyph = int(faces.FACE_WIDTH * rng.uniform(0.12, 0.17))
     stretch = float(rng.uniform(0.75, 1.25))
     beside = bool(rng.random() < 0.35)
-    margin = int(width * rng.uniform(0.05, 0.08))
+    # From a mark against the card's edge (as some decks print them) to a wide border.
+    margin = int(width * rng.uniform(0.01, 0.08))
     red = (30, 30, int(rng.integers(170, 230)))
     black = tuple(int(v) for v in rng.integers(0, 50, 3))
 

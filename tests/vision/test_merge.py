@@ -8,10 +8,16 @@ from table.vision.recognize import Detection, _detection, merge
 
 
 def reading(
-    code: str, conf: float, x: float, y: float, angle_deg: float = 0.0, size: float = 12
+    code: str,
+    conf: float,
+    x: float,
+    y: float,
+    angle_deg: float = 0.0,
+    size: float = 12,
+    suit: str | None = None,
 ) -> Detection:
     """Returns a detection of a mark of ``size`` pixels centred on ``(x, y)``."""
-    return _detection(code, None, conf, np.array([x, y]), size, np.radians(angle_deg))
+    return _detection(code, suit, conf, np.array([x, y]), size, np.radians(angle_deg))
 
 
 def test_two_ranks_read_on_one_spot_keep_the_surer() -> None:
@@ -49,4 +55,33 @@ def test_a_wide_ten_read_at_opposite_corners_is_one_card() -> None:
 
 def test_two_tens_head_to_foot_side_by_side_stay_apart() -> None:
     kept = merge([reading("T", 0.99, 100, 100, 0, size=24), reading("T", 1.0, 150, 104, 180, 24)])
+    assert len(kept) == 2
+
+
+def test_a_four_index_card_read_at_its_top_and_bottom_left_corners_is_one_card() -> None:
+    """Decks with an index in all four corners show the turned one under the upright one."""
+    top, bottom = (
+        (100, 100, 30),
+        (100 - 90 * np.sin(np.radians(30)), 100 + 90 * np.cos(np.radians(30)), 210),
+    )
+    kept = merge([reading("8", 0.99, *top, suit="h"), reading("8", 0.97, *bottom, suit="h")])
+    assert len(kept) == 1
+
+
+def test_two_cards_of_one_rank_head_to_foot_stay_apart_unless_one_suit_is_read() -> None:
+    """The same spots hold two eights laid head to foot: other suits, or a suit not read."""
+    for suits in (("h", "s"), ("h", None), (None, None)):
+        kept = merge(
+            [
+                reading("8", 0.99, 100, 100, 0, suit=suits[0]),
+                reading("8", 0.97, 100, 190, 180, suit=suits[1]),
+            ]
+        )
+        assert len(kept) == 2, suits
+
+
+def test_a_fanned_pair_of_one_suit_stays_two_cards() -> None:
+    """With two decks (4 players) a pair may share its suit; fanned, its marks lie
+    where one card's top two corners would."""
+    kept = merge([reading("8", 0.99, 100, 100, suit="h"), reading("8", 0.97, 160, 101, suit="h")])
     assert len(kept) == 2
