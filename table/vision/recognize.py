@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import cv2
@@ -400,7 +400,14 @@ def _cell_means(stack: np.ndarray, cell: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Model:
-    """A two-layer network with a rank head (classes plus background) and a suit head."""
+    """Two-layer networks with a rank head (classes plus background) and a suit head.
+
+    Every array has a leading axis over the *members*: networks trained on separate
+    rendered data sets, whose probabilities are averaged. Two members disagree on
+    many of the marks either one alone would read surely wrong, so the average
+    reads those unsurely instead (on two training designs left out of training,
+    36 wrong readings became 17).
+    """
 
     mean: np.ndarray
     scale: np.ndarray
@@ -411,12 +418,35 @@ class Model:
     w_suit: np.ndarray
     b_suit: np.ndarray
 
+    @classmethod
+    def join(cls, members: list[Model]) -> Model:
+        """Returns one model whose members are those of every model given."""
+        return cls(
+            **{
+                k: np.concatenate([getattr(m, k) for m in members])
+                for k in cls.__dataclass_fields__
+            }
+        )
+
+    @cached_property
+    def _first_layer(self) -> tuple[np.ndarray, np.ndarray]:
+        """Returns every member's first layer with its input scaling folded in, side by side."""
+        weights = self.scale[:, :, None] * self.w1
+        biases = self.b1 - np.einsum("mf,mfh->mh", self.mean * self.scale, self.w1)
+        return np.concatenate(list(weights), axis=1), biases.reshape(-1)
+
     def predict(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Returns rank probabilities (last column: not a mark) and suit probabilities."""
-        hidden = np.maximum((x - self.mean) * self.scale @ self.w1 + self.b1, 0)
-        return _softmax(hidden @ self.w_rank + self.b_rank), _softmax(
-            hidden @ self.w_suit + self.b_suit
-        )
+        weights, biases = self._first_layer
+        hidden = np.maximum(x @ weights + biases, 0)
+        width = self.w1.shape[2]
+        rank = np.zeros((len(x), self.w_rank.shape[2]), np.float32)
+        suit = np.zeros((len(x), self.w_suit.shape[2]), np.float32)
+        for j in range(len(self.w1)):
+            h = hidden[:, j * width : (j + 1) * width]
+            rank += _softmax(h @ self.w_rank[j] + self.b_rank[j])
+            suit += _softmax(h @ self.w_suit[j] + self.b_suit[j])
+        return rank / len(self.w1), suit / len(self.w1)
 
     def save(self, path: Path) -> None:
         """Writes the weights as float16 ``.npz`` (small enough to commit)."""

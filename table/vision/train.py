@@ -1,15 +1,15 @@
-"""Trains the rank-mark network (``model.npz``) on rendered scenes of the training designs.
+"""Trains the rank-mark networks (``model.npz``) on rendered scenes of the training designs.
 
-Recipe (reproducible on a machine with the same Debian packages; 6 min 14 s on this
-2-core machine)::
+Recipe (reproducible on a machine with the same Debian packages; about 13 min on this
+2-core machine, two networks)::
 
     bash scripts/train
 
 ``scripts/train`` first installs what the training designs need: the aisleriot themes,
 the bonded theme (taken from the ``aisleriot`` package), ``rsvg-convert`` and the font
 packages listed as ``FONT_PACKAGES`` in ``scripts/lib.sh``; then it runs
-``python -m table.vision.train`` with its arguments (defaults: 3000 scenes, 15 epochs,
-seed 0).
+``python -m table.vision.train`` with its arguments (defaults: two networks, each on
+3000 scenes of its own seed, 15 epochs, seed 0).
 
 Only the designs the issue allows are used, in fixed shares of the scenes
 (``DECK_MIX``): the aisleriot themes in ``TRAIN_THEMES``, the project's own decks in
@@ -52,6 +52,8 @@ AUGMENTED = 0.7
 """Share of the crops that ``augment`` changes."""
 MARK_SIZE = (0.7, 1.35)
 """Size range, as shares of the mark's largest extent, of a candidate that is the whole mark."""
+MEMBERS = 2
+"""Networks trained, member ``j`` on the scenes of seed ``seed + j``; the reader averages them."""
 MARK_OFFSET = 0.35
 """Largest distance, in mark extents, from the mark's centre to a whole mark's candidate."""
 
@@ -259,7 +261,11 @@ def fit(
                 v_hat = v[key] / (1 - 0.999**step)
                 params[key] -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
         print(f"epoch {epoch + 1}/{epochs} loss {total / len(xn):.4f}", flush=True)
-    return Model(mean=mean.astype(np.float32), scale=scale.astype(np.float32), **params)
+    return Model(
+        mean=mean[None].astype(np.float32),
+        scale=scale[None].astype(np.float32),
+        **{k: v[None] for k, v in params.items()},
+    )
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -275,18 +281,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenes", type=int, default=3000)
     parser.add_argument("--epochs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--members", type=int, default=MEMBERS, help="networks, each on its own scenes"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     start = time.time()
-    x, y, s = build_dataset(args.scenes, args.seed, args.workers)
-    print(
-        f"{len(y)} samples ({int((y < len(CLASSES)).sum())} marks) in {time.time() - start:.0f} s"
-    )
-    model = fit(x, y, s, args.epochs, args.seed)
-    model.save(args.out)
-    pred = model.predict(x)[0].argmax(axis=1)
-    print(f"training accuracy {(pred == y).mean():.4f}; took {time.time() - start:.0f} s")
+    members = []
+    for member in range(args.members):
+        seed = args.seed + member
+        x, y, s = build_dataset(args.scenes, seed, args.workers)
+        print(
+            f"member {member + 1}: {len(y)} samples ({int((y < len(CLASSES)).sum())} marks) "
+            f"in {time.time() - start:.0f} s",
+            flush=True,
+        )
+        members.append(fit(x, y, s, args.epochs, seed))
+        pred = members[-1].predict(x)[0].argmax(axis=1)
+        print(f"member {member + 1}: training accuracy {(pred == y).mean():.4f}", flush=True)
+        del x, y, s
+    Model.join(members).save(args.out)
+    print(f"took {time.time() - start:.0f} s")
     return 0
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from table.vision.recognize import CLASSES, CROP
+from table.vision.recognize import CLASSES, CROP, Model
 from table.vision.synth import render_table
-from table.vision.train import AUGMENTED, augment, label_candidates
+from table.vision.train import AUGMENTED, augment, fit, label_candidates
 
 pytestmark = pytest.mark.vision
 
@@ -60,3 +60,16 @@ def test_augment_changes_most_crops_and_keeps_the_rest() -> None:
     # The same seed gives the same crops: training is reproducible.
     assert np.array_equal(out, augment(crops, np.random.default_rng(1)))
     assert not np.array_equal(out, augment(crops, rng))
+
+
+def test_a_joined_model_reads_the_average_of_its_members() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 10)).astype(np.float32)
+    y = rng.integers(0, BACKGROUND + 1, 64)
+    s = rng.integers(-1, 4, 64)
+    first, second = fit(x, y, s, epochs=1, seed=1), fit(x, y, s, epochs=1, seed=2)
+    joined = Model.join([first, second])
+    assert joined.w1.shape[0] == 2
+    for got, one, two in zip(joined.predict(x), first.predict(x), second.predict(x), strict=True):
+        assert np.allclose(got, (one + two) / 2, atol=1e-6)
+        assert not np.allclose(one, two)
