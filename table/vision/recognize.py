@@ -3,14 +3,15 @@
 The reader never needs a whole card: fanned plays often show only the corner of
 each card. It works in four steps, all pure functions of the image:
 
-1. *Marks*: every printed blob (dark or coloured) enclosed by white card face is a
-   candidate rank mark.
+1. *Marks*: every printed blob (dark or coloured) enclosed by white card face, or
+   by the table or a picture next to the face, is a candidate rank mark.
 2. *Orientation*: the card edges around a blob give the card's axes up to a
    quarter turn (an edge-orientation average weighted by gradient strength).
 3. *Reading*: a crop around the blob, scaled by the blob's size, is read in each of
-   the four quarter turns by a small neural network (``model.npz``, trained by
-   ``table/vision/train.py`` on rendered scenes); the turn that looks most like an
-   upright rank mark wins. Red against black comes from the blob's own pixels.
+   the four quarter turns by two small neural networks, averaged (``model.npz``,
+   trained by ``table/vision/train.py`` on rendered scenes); the turn that looks
+   most like an upright rank mark wins. Red against black comes from the blob's
+   own pixels.
 4. *One card, one reading*: the pieces of one mark (the two digits of ``10``, the
    letters of ``JOKER``) and the two opposite corner marks of one card are merged.
 """
@@ -227,12 +228,12 @@ def _face_regions(face: np.ndarray) -> list[tuple[int, int, int, int]]:
 
 
 def _blobs(
-    ink: np.ndarray, face_sum: np.ndarray, roi: tuple[int, int, int, int]
+    ink: np.ndarray, surround_sum: np.ndarray, roi: tuple[int, int, int, int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns centre, size and box of the mark-sized ink blobs enclosed by card surround.
 
-    Only blobs wholly inside ``roi`` count; ``face_sum`` is the integral image of
-    the surround mask in ``roi``, shared by every ink cut.
+    Only blobs wholly inside ``roi`` count; ``surround_sum`` is the integral image
+    of the surround mask in ``roi``, shared by every ink cut.
     """
     rx0, ry0, rx1, ry1 = roi
     full_h, full_w = ink.shape
@@ -250,7 +251,7 @@ def _blobs(
     keep[0] = False
     picked = np.nonzero(keep)[0]
     # Enclosed: the ring just around the blob's box must be mostly surround.
-    ig = face_sum
+    ig = surround_sum
     ix0, iy0 = stats[picked, 0], stats[picked, 1]
     ix1, iy1 = ix0 + w[picked], iy0 + h[picked]
     x0, y0 = np.maximum(ix0 - 3, 0), np.maximum(iy0 - 3, 0)
@@ -264,16 +265,16 @@ def _blobs(
 
 
 def find_candidates(image: np.ndarray) -> Candidates:
-    """Finds printed blobs enclosed by card face and cuts a normalised crop of each."""
+    """Finds printed blobs enclosed by card surround and cuts a normalised crop of each."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     low, face, surround, red, medium, dark = _masks(image)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     rois = _face_regions(face)
-    face_sums = [cv2.integral(surround[y0:y1, x0:x1]) for x0, y0, x1, y1 in rois]
+    surround_sums = [cv2.integral(surround[y0:y1, x0:x1]) for x0, y0, x1, y1 in rois]
     thin = cv2.erode(dark, np.ones((2, 2), np.uint8))
     for ink in (1 - surround, dark, thin, medium):
-        parts = [_blobs(ink, sums, roi) for sums, roi in zip(face_sums, rois, strict=True)]
+        parts = [_blobs(ink, sums, roi) for sums, roi in zip(surround_sums, rois, strict=True)]
         centres_l = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 2))
         sizes_l = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
         box_l = np.concatenate([p[2] for p in parts]) if parts else np.zeros((0, 4))

@@ -1,6 +1,6 @@
 """Trains the rank-mark networks (``model.npz``) on rendered scenes of the training designs.
 
-Recipe (reproducible on a machine with the same Debian packages; about 13 min on this
+Recipe (reproducible on a machine with the same Debian packages; 14 min 11 s on this
 2-core machine, two networks)::
 
     bash scripts/train
