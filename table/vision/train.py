@@ -52,10 +52,10 @@ AUGMENTED = 0.7
 """Share of the crops that ``augment`` changes."""
 MARK_SIZE = (0.7, 1.35)
 """Size range, as shares of the mark's largest extent, of a candidate that is the whole mark."""
-MEMBERS = 2
-"""Networks trained, member ``j`` on the scenes of seed ``seed + j``; the reader averages them."""
 MARK_OFFSET = 0.35
 """Largest distance, in mark extents, from the mark's centre to a whole mark's candidate."""
+MEMBERS = 2
+"""Networks trained, member ``j`` on the scenes of seed ``seed + j``; the reader averages them."""
 
 
 def training_decks() -> list[tuple[float, list[str]]]:
