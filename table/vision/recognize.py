@@ -160,12 +160,13 @@ def _masks(
     high = cv2.max(bg_max, r)
     lightest = cv2.dilate(low, np.ones((2 * PAPER_REACH + 1,) * 2, np.uint8))
     paper = cv2.blur(lightest, (15, 15))
-    face = (cv2.subtract(high, low) < 48) & (low > 70) & (cv2.subtract(paper, low) < 60)
+    spread = cv2.subtract(high, low)
+    below = cv2.subtract(paper, low)
+    face = (spread < 48) & (low > 70) & (below < 60)
     ground = _ground(lightest)
     red = cv2.subtract(r, g, dtype=cv2.CV_16S)
-    below = cv2.subtract(paper, low)
     medium = (below > 80) & ~ground
-    dark = ((below > 130) | (cv2.subtract(high, low) > 110)) & ~ground
+    dark = ((below > 130) | (spread > 110)) & ~ground
     return (
         low,
         face.astype(np.uint8),
@@ -448,8 +449,8 @@ class Model:
         suit = np.zeros((len(x), self.w_suit.shape[2]), np.float32)
         for j in range(len(self.w1)):
             h = hidden[:, j * width : (j + 1) * width]
-            rank += _softmax(h @ self.w_rank[j] + self.b_rank[j])
-            suit += _softmax(h @ self.w_suit[j] + self.b_suit[j])
+            rank += softmax(h @ self.w_rank[j] + self.b_rank[j])
+            suit += softmax(h @ self.w_suit[j] + self.b_suit[j])
         return rank / len(self.w1), suit / len(self.w1)
 
     def save(self, path: Path) -> None:
@@ -459,7 +460,7 @@ class Model:
         )
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
+def softmax(z: np.ndarray) -> np.ndarray:
     """Row-wise softmax."""
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -542,6 +543,20 @@ def _size(d: Detection) -> float:
     return math.hypot(x1 - x0, y1 - y0)
 
 
+def _opposite_on_one_card(u: float, v: float, turn: float, size: float) -> bool:
+    """Tells whether a mark at ``(u, v)`` in another's card frame is the opposite corner's.
+
+    Every index is repeated turned at the opposite corner: down-right of the upright
+    one in its card's frame (or up-left of it, seen from the turned one).
+    """
+    down = v if u > 0 else -v
+    return (
+        turn > 140
+        and 1.5 * size < abs(u) < CARD_REACH * size
+        and 0.9 * abs(u) < down < 2.4 * abs(u)
+    )
+
+
 def _below_on_one_card(u: float, v: float, turn: float, size: float) -> bool:
     """Tells whether a mark at ``(u, v)`` in another's card frame may be the turned one below it.
 
@@ -589,13 +604,10 @@ def merge(found: list[Detection]) -> list[Detection]:
             a = math.radians(k.angle)
             u = dx * math.cos(a) + dy * math.sin(a)
             v = -dx * math.sin(a) + dy * math.cos(a)
-            if turn > 140 and 1.5 * size < abs(u) < CARD_REACH * size:
-                # Opposite corners of one card: the other mark lies down-right (or up-left).
-                down = v if u > 0 else -v
-                if 0.9 * abs(u) < down < 2.4 * abs(u):
-                    duplicate = True
-                    break
-            if d.suit is not None and d.suit == k.suit and _below_on_one_card(u, v, turn, size):
+            same_suit = d.suit is not None and d.suit == k.suit
+            if _opposite_on_one_card(u, v, turn, size) or (
+                same_suit and _below_on_one_card(u, v, turn, size)
+            ):
                 duplicate = True
                 break
         if not duplicate:

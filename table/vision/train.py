@@ -40,6 +40,7 @@ from table.vision.recognize import (
     Model,
     find_candidates,
     quarter_features,
+    softmax,
 )
 from table.vision.synth import Scene, render_table
 from table.vision.typeset import typeset_decks
@@ -108,6 +109,17 @@ def random_layout(rng: np.random.Generator) -> dict[str, list[list[str]]]:
     return out
 
 
+def whole_mark(quad: np.ndarray, centres: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Tells which candidates are the whole mark of ``quad``: centred on it and of its size."""
+    extent = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
+    offset = np.hypot(*(centres - quad.mean(axis=0)).T)
+    return (
+        (offset < MARK_OFFSET * extent)
+        & (sizes > MARK_SIZE[0] * extent)
+        & (sizes < MARK_SIZE[1] * extent)
+    )
+
+
 def label_candidates(
     scene: Scene, centres: np.ndarray, angles: np.ndarray, sizes: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -142,10 +154,7 @@ def label_candidates(
             if seen < 0.9:
                 cls[inside] = -1
                 continue
-            extent = max(width, height)
-            offset = np.hypot(*(centres - q.mean(axis=0)).T)
-            whole = inside & (offset < MARK_OFFSET * extent)
-            whole &= (sizes > MARK_SIZE[0] * extent) & (sizes < MARK_SIZE[1] * extent)
+            whole = inside & whole_mark(q, centres, sizes)
             cls[inside & ~whole] = -1
             theta = np.arctan2(x_axis[1], x_axis[0])
             turn = np.round((theta - angles[whole]) / (np.pi / 2)).astype(np.int64) % 4
@@ -232,8 +241,8 @@ def fit(
             xb, yb, sb = xn[idx], y[idx], s[idx]
             h_pre = xb @ params["w1"] + params["b1"]
             h = np.maximum(h_pre, 0)
-            pr = _softmax(h @ params["w_rank"] + params["b_rank"])
-            ps = _softmax(h @ params["w_suit"] + params["b_suit"])
+            pr = softmax(h @ params["w_rank"] + params["b_rank"])
+            ps = softmax(h @ params["w_suit"] + params["b_suit"])
             k = len(idx)
             total += float(-np.log(pr[np.arange(k), yb] + 1e-9).sum())
             g_rank = pr.copy()
@@ -268,23 +277,27 @@ def fit(
     )
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
-    """Row-wise softmax."""
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
+def _positive(text: str) -> int:
+    """Reads a count of at least 1 for the command line."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
     """Builds the data set, trains, reports held-in accuracy and writes the model."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scenes", type=int, default=3000)
-    parser.add_argument("--epochs", type=int, default=15)
+    parser.add_argument("--scenes", type=_positive, default=3000)
+    parser.add_argument("--epochs", type=_positive, default=15)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--members", type=int, default=MEMBERS, help="networks, each on its own scenes"
+        "--members", type=_positive, default=MEMBERS, help="networks, each on its own scenes"
     )
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=_positive, default=2)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     start = time.time()

@@ -9,7 +9,7 @@ import pytest
 from table.vision.evaluate import Score, score_scene
 from table.vision.recognize import CROP, find_candidates, quarter_features, read_cards
 from table.vision.synth import render_table
-from table.vision.train import MARK_OFFSET, MARK_SIZE, random_layout
+from table.vision.train import random_layout, whole_mark
 
 pytestmark = [pytest.mark.vision, pytest.mark.slow]
 
@@ -92,13 +92,8 @@ def test_marks_printed_against_the_card_edge_are_found(deck: str) -> None:
             for quad, seen in card.marks:
                 if seen < 0.9:
                     continue
-                q = np.array(quad)
-                extent = max(np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[3] - q[0]))
-                offset = np.hypot(*(cand.centres - q.mean(axis=0)).T)
-                whole = (offset < MARK_OFFSET * extent) & (cand.sizes > MARK_SIZE[0] * extent)
-                whole &= cand.sizes < MARK_SIZE[1] * extent
                 marks += 1
-                found += bool(whole.any())
+                found += bool(whole_mark(np.array(quad), cand.centres, cand.sizes).any())
     assert marks > 100
     assert found >= 0.9 * marks, (found, marks)
 

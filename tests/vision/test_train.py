@@ -7,7 +7,7 @@ import pytest
 
 from table.vision.recognize import CLASSES, CROP, Model
 from table.vision.synth import render_table
-from table.vision.train import AUGMENTED, augment, fit, label_candidates
+from table.vision.train import AUGMENTED, augment, fit, label_candidates, main
 
 pytestmark = pytest.mark.vision
 
@@ -73,3 +73,12 @@ def test_a_joined_model_reads_the_average_of_its_members() -> None:
     for got, one, two in zip(joined.predict(x), first.predict(x), second.predict(x), strict=True):
         assert np.allclose(got, (one + two) / 2, atol=1e-6)
         assert not np.allclose(one, two)
+
+
+@pytest.mark.parametrize("option", ["--members", "--scenes", "--epochs", "--workers"])
+def test_the_trainer_refuses_a_count_below_one_with_a_message(
+    option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main([option, "0", "--out", "/nonexistent/model.npz"])
+    assert f"argument {option}: '0' is not a whole number of 1 or more" in capsys.readouterr().err
