@@ -85,3 +85,26 @@ def test_a_fanned_pair_of_one_suit_stays_two_cards() -> None:
     where one card's top two corners would."""
     kept = merge([reading("8", 0.99, 100, 100, suit="h"), reading("8", 0.97, 160, 101, suit="h")])
     assert len(kept) == 2
+
+
+def test_a_tightly_fanned_pair_with_large_marks_stays_two_cards() -> None:
+    """Large marks on a tight fan: the next card's mark lies 1.2 mark sizes along."""
+    kept = merge([reading("Q", 0.99, 100, 100, size=20), reading("Q", 0.98, 124, 101, size=20)])
+    assert len(kept) == 2
+
+
+def test_pieces_of_one_mark_read_alike_are_one_card() -> None:
+    kept = merge([reading("T", 0.99, 100, 100, size=20), reading("T", 0.9, 110, 102, size=14)])
+    assert len(kept) == 1
+
+
+def test_two_surely_read_suits_are_two_cards_where_one_card_would_show_its_corners() -> None:
+    """An eight of hearts down and right of an eight of spades, turned: a pair, not one card."""
+    kept = merge(
+        [reading("8", 0.99, 100, 100, 0, suit="s"), reading("8", 0.97, 160, 190, 180, suit="h")]
+    )
+    assert len(kept) == 2
+    same = merge(
+        [reading("8", 0.99, 100, 100, 0, suit="s"), reading("8", 0.97, 160, 190, 180, suit="s")]
+    )
+    assert len(same) == 1
