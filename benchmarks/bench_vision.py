@@ -24,7 +24,7 @@ import numpy as np
 
 from table.vision.evaluate import Score, score_scene
 from table.vision.faces import HELD_OUT_THEMES, THEME_DIR
-from table.vision.recognize import load_model, read_cards
+from table.vision.recognize import SURE, load_model, read_cards
 from table.vision.synth import render_table
 from table.vision.train import random_layout
 
@@ -91,7 +91,7 @@ def guesses(themes: list[str], scenes: int, seed: int) -> dict[str, float]:
                 px_per_mm=float(rng.uniform(1.27, 1.9)),
             )
             cards += sum(c.is_readable for c in truth.cards)
-            sure += sum(d.confidence >= 0.9 for d in read_cards(image, model))
+            sure += sum(d.confidence >= SURE for d in read_cards(image, model))
         out[theme] = round(sure / max(cards, 1), 4)
         print(f"{theme:14s} sure readings per card (should be 0): {out[theme]:.3f}", flush=True)
     return out

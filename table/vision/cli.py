@@ -13,7 +13,7 @@ import numpy as np
 from table.errors import UserError
 from table.vision.calibration import TableLayout, calibrate, draw_zones, markers_sheet
 from table.vision.camera import Camera, read_image
-from table.vision.recognize import Detection, read_cards
+from table.vision.recognize import SURE, Detection, read_cards
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -121,7 +121,7 @@ def draw_detections(image: np.ndarray, found: list[Detection]) -> np.ndarray:
     """Returns a copy of the image with each reading's box and label drawn."""
     out = image.copy()
     for d in found:
-        colour = (0, 200, 0) if d.confidence >= 0.9 else (0, 140, 255)
+        colour = (0, 200, 0) if d.confidence >= SURE else (0, 140, 255)
         pts = np.array(d.box, np.float32).round().astype(np.int32)
         cv2.polylines(out, [pts], True, colour, 2, cv2.LINE_AA)
         label = f"{d.card}{d.suit or ''} {d.confidence:.2f}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table.vision.calibration import Calibration
-from table.vision.recognize import Detection
+from table.vision.recognize import SURE, Detection
 
 RANK_ORDER = "3456789TJQKA2BR"
 CARD_REACH = 13.0
@@ -128,7 +128,7 @@ def extract_play(
     frames: Sequence[Sequence[Detection]],
     *,
     stable_frames: int = 3,
-    min_confidence: float = 0.9,
+    min_confidence: float = SURE,
     radius: float = 10.0,
 ) -> PlayReading:
     """Reads the new cards of a zone from the frames taken after a PLAY press.
@@ -166,7 +166,7 @@ def settled_play(
     frames: Sequence[Sequence[Detection]],
     *,
     stable_frames: int = 3,
-    min_confidence: float = 0.9,
+    min_confidence: float = SURE,
     radius: float = 10.0,
 ) -> PlayReading | None:
     """Returns the play the latest frames agree on, or ``None``.
@@ -206,7 +206,7 @@ class PlayExtractor:
 
     stable_frames: int = 3
     max_frames: int = 30
-    min_confidence: float = 0.9
+    min_confidence: float = SURE
     radius: float = 10.0
     known: list[Detection] = field(default_factory=list)
     _recent: deque[list[Detection]] = field(init=False)

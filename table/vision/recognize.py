@@ -37,6 +37,15 @@ SPAN = 1.6
 REMAP_CROPS = 512
 """Crops cut by one ``cv2.remap`` call: a column of them must stay under 32767 rows."""
 MIN_CONFIDENCE = 0.7
+SURE = 0.9
+"""Confidence from which a reading is sure; below it a reading is reported as unsure."""
+PIECE_SIZE = 0.6
+"""Size, as a share of the frame's usual sure rank mark, under which a rank reading is a piece.
+
+A piece of a mark (the bowl of a ``9`` at the far corner, cut off at a darker cut)
+can look like another rank. Marks of one deck at one scale differ far less in
+size. On 10 training decks (250 scenes, 5193 cards) 0.6 took wrong readings from
+49 to 32 and per-card accuracy from 96.7 to 97.0 %; 0.7 dropped real marks."""
 EDGE_CELLS = 6
 """Cells a side of the edge-direction histogram grid over the middle of the crop."""
 EDGE_DIRECTIONS = 12
@@ -169,23 +178,25 @@ def _masks(
     paper = cv2.blur(lightest, (15, 15))
     spread = cv2.subtract(high, low)
     below = cv2.subtract(paper, low)
-    face = (spread < 48) & (low > 70) & (below < 60)
+    # Masks are 0/1 images made by OpenCV's thresholds, several times faster than numpy's.
+    face = cv2.min(
+        cv2.min(_above(low, 70), cv2.subtract(1, _above(spread, 47))),
+        cv2.subtract(1, _above(below, 59)),
+    )
     ground = _ground(lightest)
     red = cv2.subtract(r, g, dtype=cv2.CV_16S)
-    medium = (below > 80) & ~ground
-    dark = ((below > 130) | (spread > 110)) & ~ground
-    return (
-        low,
-        face.astype(np.uint8),
-        (face | ground).astype(np.uint8),
-        red,
-        medium.astype(np.uint8),
-        dark.astype(np.uint8),
-    )
+    medium = cv2.subtract(_above(below, 80), ground)
+    dark = cv2.subtract(cv2.max(_above(below, 130), _above(spread, 110)), ground)
+    return low, face, cv2.max(face, ground), red, medium, dark
+
+
+def _above(channel: np.ndarray, level: int) -> np.ndarray:
+    """Returns the 0/1 mask of the pixels above ``level``."""
+    return cv2.threshold(channel, level, 1, cv2.THRESH_BINARY)[1]
 
 
 def _ground(lightest: np.ndarray) -> np.ndarray:
-    """Returns the ground: the table or a broad picture, up to just short of the paper.
+    """Returns the 0/1 ground mask: the table or a broad picture, up to just short of the paper.
 
     ``lightest`` is the frame's darkness channel at its lightest within
     ``PAPER_REACH`` pixels. The ground's core has no paper that near and is broad
@@ -193,10 +204,10 @@ def _ground(lightest: np.ndarray) -> np.ndarray:
     than it lost, it ends just short of the paper, so the thin dark line where a
     card's edge meets the table is ground, and a mark printed next to it is not.
     """
-    core = (lightest < GROUND_LEVEL).astype(np.uint8)
+    core = cv2.subtract(1, _above(lightest, GROUND_LEVEL - 1))
     core = cv2.erode(core, np.ones((2 * GROUND_BREADTH + 1,) * 2, np.uint8))
     grow = 2 * (GROUND_BREADTH + PAPER_REACH + 1) + 1
-    return cv2.dilate(core, np.ones((grow, grow), np.uint8)) > 0
+    return cv2.dilate(core, np.ones((grow, grow), np.uint8))
 
 
 def _face_regions(face: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -284,7 +295,7 @@ def find_candidates(image: np.ndarray) -> Candidates:
     rois = _face_regions(face)
     surround_sums = [cv2.integral(surround[y0:y1, x0:x1]) for x0, y0, x1, y1 in rois]
     thin = cv2.erode(dark, np.ones((2, 2), np.uint8))
-    for ink in (1 - surround, dark, thin, medium):
+    for ink in (cv2.subtract(1, surround), dark, thin, medium):
         parts = [_blobs(ink, sums, roi) for sums, roi in zip(surround_sums, rois, strict=True)]
         centres_l = np.concatenate([p[0] for p in parts]) if parts else np.zeros((0, 2))
         sizes_l = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
@@ -362,6 +373,7 @@ def quarter_features(crops: np.ndarray) -> np.ndarray:
     # The paper's level: a high percentile of 4x4-pixel means, a fraction of the cost
     # of one over all pixels.
     hi = np.percentile(_cell_means(crops, 4).reshape(n, -1), 95, axis=1, keepdims=True)
+    hi = hi.astype(np.float32)
     lo = flat.min(axis=1, keepdims=True)
     norm = np.clip((flat - lo) / np.maximum(hi - lo, 8.0), 0, 1).reshape(n, CROP, CROP)
     q = CROP // 4
@@ -489,7 +501,7 @@ def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]
     """Reads every face-up card whose rank mark is visible.
 
     Returns one :class:`Detection` per card, including low-confidence ones
-    (confidence below 0.9 means "seen but unsure"); blobs that look like no rank
+    (confidence below ``SURE`` means "seen but unsure"); blobs that look like no rank
     mark are dropped.
     """
     if image is None or image.size == 0:
@@ -526,7 +538,19 @@ def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]
         found.append(
             _detection(code, suit, float(conf[i]), cand.centres[i], float(cand.sizes[i]), angle)
         )
-    return merge(found)
+    return merge(_without_pieces(found))
+
+
+def _without_pieces(found: list[Detection]) -> list[Detection]:
+    """Drops rank readings much smaller than the frame's usual sure rank mark.
+
+    Jokers are kept: some designs print the letters of ``JOKER`` smaller than ranks.
+    """
+    sizes = [_size(d) for d in found if d.confidence >= SURE and d.card not in "BR"]
+    if not sizes:
+        return found
+    least = PIECE_SIZE * float(np.median(sizes))
+    return [d for d in found if d.card in "BR" or _size(d) >= least]
 
 
 def _detection(

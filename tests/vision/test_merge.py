@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from table.vision.recognize import Detection, _detection, merge
+from table.vision.recognize import Detection, _detection, _without_pieces, merge
 
 
 def reading(
@@ -108,3 +108,13 @@ def test_two_surely_read_suits_are_two_cards_where_one_card_would_show_its_corne
         [reading("8", 0.99, 100, 100, 0, suit="s"), reading("8", 0.97, 160, 190, 180, suit="s")]
     )
     assert len(same) == 1
+
+
+def test_a_reading_much_smaller_than_the_frames_marks_is_a_piece() -> None:
+    """The bowl of a turned 9 read as a Q at the far corner; a joker's small letter stays."""
+    nines = [reading("9", 0.99, 100 + 40 * i, 100, size=12) for i in range(3)]
+    piece = reading("Q", 0.98, 160, 190, 180, size=7)
+    joker = reading("R", 0.95, 300, 100, size=7)
+    kept = _without_pieces([*nines, piece, joker])
+    assert [d.card for d in kept] == ["9", "9", "9", "R"]
+    assert _without_pieces([piece, joker]) == [piece, joker]
