@@ -75,6 +75,11 @@ Not more: the next card of a fanned pair shows its mark 1 to 1.5 sizes away when
 the marks are large. On 10 training decks (250 scenes, 5193 cards) 1.5 lost 17
 cards of such pairs, and 1.0 joined no fewer pieces of one mark; 0.8 left 47 more
 readings of a piece standing."""
+TABLE_AREA = 1500
+"""Pixels of the quarter-size frame a ground region must cover to be the table: a card is
+at most about 1300, so a picture printed on one is less."""
+TABLE_GAP = 2
+"""Points, of 17 along the line between two readings, that must be table to part them."""
 ROI_MARGIN = 12
 """Pixels added around each card-face region before labelling blobs in it."""
 PAPER_REACH = 4
@@ -128,7 +133,8 @@ class Candidates:
     ``crops`` is ``(n, CROP, CROP)`` float32 in the card's frame for the base
     orientation ``angles`` (radians, modulo a quarter turn); ``sizes`` is each
     blob's largest extent in pixels and ``boxes`` its ``(x, y, w, h)``. ``face``
-    and ``red`` are the frame's face mask and red-minus-green image.
+    is the frame's face mask, ``table`` its table mask at quarter size (``_table``)
+    and ``red`` its red-minus-green image.
     """
 
     centres: np.ndarray
@@ -137,6 +143,7 @@ class Candidates:
     boxes: np.ndarray
     crops: np.ndarray
     face: np.ndarray
+    table: np.ndarray
     red: np.ndarray
 
     def redness(self, i: int) -> float:
@@ -161,8 +168,8 @@ class Candidates:
 
 def _masks(
     image: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Returns the darkness channel, face and surround masks, red minus green, and ink masks.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Returns the darkness channel, face, ground and surround masks, red minus green, and ink.
 
     Ink comes at two cuts: *medium* (clearly below the paper in its darkest
     channel, which red ink is even when light and blur keep it from being dark)
@@ -187,7 +194,7 @@ def _masks(
     red = cv2.subtract(r, g, dtype=cv2.CV_16S)
     medium = cv2.subtract(_above(below, 80), ground)
     dark = cv2.subtract(cv2.max(_above(below, 130), _above(spread, 110)), ground)
-    return low, face, cv2.max(face, ground), red, medium, dark
+    return low, face, ground, cv2.max(face, ground), red, medium, dark
 
 
 def _above(channel: np.ndarray, level: int) -> np.ndarray:
@@ -208,6 +215,19 @@ def _ground(lightest: np.ndarray) -> np.ndarray:
     core = cv2.erode(core, np.ones((2 * GROUND_BREADTH + 1,) * 2, np.uint8))
     grow = 2 * (GROUND_BREADTH + PAPER_REACH + 1) + 1
     return cv2.dilate(core, np.ones((grow, grow), np.uint8))
+
+
+def _table(ground: np.ndarray) -> np.ndarray:
+    """Returns the 0/1 table mask at quarter size: the ground regions larger than any card.
+
+    The ground also holds the broad pictures printed on court cards and jokers; those
+    lie on one card, so they never part two of its corners.
+    """
+    small = np.ascontiguousarray(ground[::4, ::4])
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(small, connectivity=8)
+    large = stats[:, cv2.CC_STAT_AREA] >= TABLE_AREA
+    large[0] = False
+    return large[labels].astype(np.uint8)
 
 
 def _face_regions(face: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -290,7 +310,7 @@ def find_candidates(image: np.ndarray) -> Candidates:
     """Finds printed blobs enclosed by card surround and cuts a normalised crop of each."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    low, face, surround, red, medium, dark = _masks(image)
+    low, face, ground, surround, red, medium, dark = _masks(image)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     rois = _face_regions(face)
     surround_sums = [cv2.integral(surround[y0:y1, x0:x1]) for x0, y0, x1, y1 in rois]
@@ -316,7 +336,7 @@ def find_candidates(image: np.ndarray) -> Candidates:
     boxes = np.concatenate([f[2] for f in found]).astype(np.int32)
     if len(centres) == 0:
         empty = np.zeros((0, CROP, CROP), np.float32)
-        return Candidates(centres, np.zeros(0), sizes, boxes, empty, face, red)
+        return Candidates(centres, np.zeros(0), sizes, boxes, empty, face, _table(ground), red)
 
     # Quarter-turn orientation at half size: the mean of |g| * exp(4i * theta) over a window.
     small = cv2.GaussianBlur(cv2.pyrDown(low), (0, 0), 0.8).astype(np.float32)
@@ -358,7 +378,7 @@ def find_candidates(image: np.ndarray) -> Candidates:
             for i in range(0, len(centres), REMAP_CROPS)
         ]
     )
-    return Candidates(centres, angles, sizes, boxes, crops, face, red)
+    return Candidates(centres, angles, sizes, boxes, crops, face, _table(ground), red)
 
 
 def quarter_features(crops: np.ndarray) -> np.ndarray:
@@ -538,7 +558,7 @@ def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]
         found.append(
             _detection(code, suit, float(conf[i]), cand.centres[i], float(cand.sizes[i]), angle)
         )
-    return merge(_without_pieces(found))
+    return merge(_without_pieces(found), cand.table)
 
 
 def _without_pieces(found: list[Detection]) -> list[Detection]:
@@ -593,21 +613,31 @@ def _below_on_one_card(u: float, v: float, turn: float, size: float) -> bool:
 
     Some decks print an index in all four corners, upright at the top two and turned
     at the bottom two: the turned one under a mark lies along the card's side. Two
-    cards of one rank laid head to foot can lie so too, so the caller also asks for
-    one suit, read surely on both, which a pair from one deck never has. (The other
-    upright corner, along the top edge, is where the next card of a fanned pair
-    shows its mark: with two decks that pair may share its suit, so it is not joined.)
+    cards of one rank laid head to foot in two zones can lie so too; the table
+    between them parts them (``merge``), and suits read surely that differ do. (The
+    other upright corner, along the top edge, is where the next card of a fanned
+    pair shows its mark, with no table between: it is not joined.)
     """
     return turn > 140 and abs(u) < size and 1.5 * size < abs(v) < CARD_REACH * size
 
 
-def merge(found: list[Detection]) -> list[Detection]:
+def _table_between(table: np.ndarray, a: Detection, b: Detection) -> bool:
+    """Tells whether the table shows between two readings, which are then on two cards."""
+    steps = np.linspace(0.1, 0.9, 17)
+    (x0, y0), (x1, y1) = a.center, b.center
+    xs = np.clip((x0 + steps * (x1 - x0)).astype(int) // 4, 0, table.shape[1] - 1)
+    ys = np.clip((y0 + steps * (y1 - y0)).astype(int) // 4, 0, table.shape[0] - 1)
+    return int(table[ys, xs].sum()) >= TABLE_GAP
+
+
+def merge(found: list[Detection], table: np.ndarray | None = None) -> list[Detection]:
     """Keeps one detection per card: joins pieces of one mark and the corners of one card.
 
     Two readings on one spot (a mark and a piece of it, read at two darkness cuts,
     or one mark read at two turns) cannot both be right; the surer one stays.
     Two readings of one rank with two surely read suits that differ are two cards
-    (a pair), wherever they lie.
+    (a pair), wherever they lie; so are two with the table showing between them
+    (``table``, the quarter-size 0/1 mask of ``_table``).
     """
     kept: list[tuple[Detection, float]] = []
     for d in sorted(found, key=lambda d: -d.confidence):
@@ -623,6 +653,8 @@ def merge(found: list[Detection]) -> list[Detection]:
             if k.card != d.card or (d.suit and k.suit and d.suit != k.suit):
                 continue
             turn = abs((d.angle - k.angle + 180) % 360 - 180)
+            if table is not None and dist >= PIECE_REACH * size and _table_between(table, d, k):
+                continue
             if d.card in "BR":
                 # A same-colour reading nearby is the joker's letters or another of its
                 # corners (some designs mark all four), at any turn; two jokers of one
@@ -637,10 +669,7 @@ def merge(found: list[Detection]) -> list[Detection]:
             a = math.radians(k.angle)
             u = dx * math.cos(a) + dy * math.sin(a)
             v = -dx * math.sin(a) + dy * math.cos(a)
-            same_suit = d.suit is not None and d.suit == k.suit
-            if _opposite_on_one_card(u, v, turn, size) or (
-                same_suit and _below_on_one_card(u, v, turn, size)
-            ):
+            if _opposite_on_one_card(u, v, turn, size) or _below_on_one_card(u, v, turn, size):
                 duplicate = True
                 break
         if not duplicate:

@@ -68,16 +68,24 @@ def test_a_four_index_card_read_at_its_top_and_bottom_left_corners_is_one_card()
     assert len(kept) == 1
 
 
-def test_two_cards_of_one_rank_head_to_foot_stay_apart_unless_one_suit_is_read() -> None:
-    """The same spots hold two eights laid head to foot: other suits, or a suit not read."""
-    for suits in (("h", "s"), ("h", None), (None, None)):
+def test_two_cards_of_one_rank_head_to_foot_stay_apart_by_suit_or_the_table_between() -> None:
+    """The same spots hold two eights laid head to foot in two zones."""
+    apart = np.zeros((720 // 4, 1280 // 4), np.uint8)
+    apart[140 // 4 : 150 // 4, :] = 1
+    for suits, table, cards in (
+        (("h", "s"), None, 2),
+        ((None, None), apart, 2),
+        (("h", None), apart, 2),
+        ((None, None), None, 1),
+    ):
         kept = merge(
             [
                 reading("8", 0.99, 100, 100, 0, suit=suits[0]),
                 reading("8", 0.97, 100, 190, 180, suit=suits[1]),
-            ]
+            ],
+            table,
         )
-        assert len(kept) == 2, suits
+        assert len(kept) == cards, (suits, table is None)
 
 
 def test_a_fanned_pair_of_one_suit_stays_two_cards() -> None:
@@ -118,3 +126,12 @@ def test_a_reading_much_smaller_than_the_frames_marks_is_a_piece() -> None:
     kept = _without_pieces([*nines, piece, joker])
     assert [d.card for d in kept] == ["9", "9", "9", "R"]
     assert _without_pieces([piece, joker]) == [piece, joker]
+
+
+def test_two_cards_with_the_table_between_them_are_never_joined() -> None:
+    """Where one card would show its far corner, an eight lies on a card across the table."""
+    pair = [reading("8", 0.99, 100, 100, 0), reading("8", 0.97, 160, 190, 180)]
+    table = np.zeros((720 // 4, 1280 // 4), np.uint8)
+    assert len(merge(pair, table)) == 1
+    table[:, 120 // 4 : 140 // 4] = 1
+    assert len(merge(pair, table)) == 2
