@@ -269,13 +269,14 @@ def _face_regions(face: np.ndarray) -> list[tuple[int, int, int, int]]:
 
 
 def _blobs(
-    ink: np.ndarray, surround_sum: np.ndarray, rois: list[tuple[int, int, int, int]]
+    ink: np.ndarray, surround_sums: np.ndarray, rois: list[tuple[int, int, int, int]]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns centre, size and box of the mark-sized ink blobs enclosed by card surround.
 
     Blobs are labelled in each of ``rois`` and only those wholly inside it count;
-    ``surround_sum`` is the integral image of the frame's surround mask. The tests
-    run once over the blobs of every region.
+    ``surround_sums`` holds the integral image of the surround mask in each region,
+    flattened one after the other (``_region_sums``). The tests run once over the
+    blobs of every region.
     """
     full_h, full_w = ink.shape
     labelled = [
@@ -301,12 +302,17 @@ def _blobs(
     keep &= ((x > rx0) | (rx0 == 0)) & ((y > ry0) | (ry0 == 0))
     keep &= ((x + w < rx1) | (rx1 == full_w)) & ((y + h < ry1) | (ry1 == full_h))
     # Enclosed: the ring just around the blob's box, within its region, must be mostly surround.
-    ig = surround_sum
+    starts = np.cumsum([0] + [(x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in rois[:-1]])
+    start, stride = np.repeat(starts, counts), rx1 - rx0 + 1
+
+    def ig(yy: np.ndarray, xx: np.ndarray) -> np.ndarray:
+        return surround_sums[start + (yy - ry0) * stride + (xx - rx0)]
+
     ix1, iy1 = x + w, y + h
     x0, y0 = np.maximum(x - 3, rx0), np.maximum(y - 3, ry0)
     x1, y1 = np.minimum(ix1 + 3, rx1), np.minimum(iy1 + 3, ry1)
-    outer = ig[y1, x1] - ig[y0, x1] - ig[y1, x0] + ig[y0, x0]
-    inner = ig[iy1, ix1] - ig[y, ix1] - ig[iy1, x] + ig[y, x]
+    outer = ig(y1, x1) - ig(y0, x1) - ig(y1, x0) + ig(y0, x0)
+    inner = ig(iy1, ix1) - ig(y, ix1) - ig(iy1, x) + ig(y, x)
     ring = (x1 - x0) * (y1 - y0) - w * h
     keep &= (outer - inner) >= FACE_RING * np.maximum(ring, 1)
     boxes = np.stack([x, y, w, h], axis=1)[keep]
@@ -320,10 +326,13 @@ def find_candidates(image: np.ndarray) -> Candidates:
     low, face, ground, surround, red, medium, dark = _masks(image)
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     rois = _face_regions(face)
-    surround_sum = cv2.integral(surround)
+    surround_sums = np.concatenate(
+        [np.zeros(0, np.int32)]
+        + [cv2.integral(surround[y0:y1, x0:x1]).ravel() for x0, y0, x1, y1 in rois]
+    )
     thin = cv2.erode(dark, np.ones((2, 2), np.uint8))
     for ink in (cv2.subtract(1, surround), dark, thin, medium):
-        centres_l, sizes_l, box_l = _blobs(ink, surround_sum, rois)
+        centres_l, sizes_l, box_l = _blobs(ink, surround_sums, rois)
         if found and len(centres_l):
             # Darker and thinner cuts only add blobs that earlier cuts joined to something.
             seen_c = np.concatenate([f[0] for f in found])
