@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from table.vision.recognize import Detection, _detection, _without_pieces, merge
+from table.vision.recognize import Detection, _detection, _table, _without_pieces, merge
 
 
 def reading(
@@ -135,3 +135,14 @@ def test_two_cards_with_the_table_between_them_are_never_joined() -> None:
     assert len(merge(pair, table)) == 1
     table[:, 120 // 4 : 140 // 4] = 1
     assert len(merge(pair, table)) == 2
+
+
+def test_the_table_is_ground_larger_than_any_card() -> None:
+    """A court card's picture is ground too, but it never parts the card's corners."""
+    ground = np.zeros((720, 1280), np.uint8)
+    ground[:, :400] = 1  # felt beside the cards
+    ground[300:400, 700:760] = 1  # a picture on a card
+    table = _table(ground)
+    assert table.shape == (180, 320)
+    assert table[100, 50] == 1
+    assert table[350 // 4, 730 // 4] == 0
