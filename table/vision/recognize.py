@@ -75,9 +75,11 @@ Not more: the next card of a fanned pair shows its mark 1 to 1.5 sizes away when
 the marks are large. On 10 training decks (250 scenes, 5193 cards) 1.5 lost 17
 cards of such pairs, and 1.0 joined no fewer pieces of one mark; 0.8 left 47 more
 readings of a piece standing."""
+TABLE_SCALE = 4
+"""The table mask is this many times smaller than the frame each way."""
 TABLE_AREA = 1500
-"""Pixels of the quarter-size frame a ground region must cover to be the table: a card is
-at most about 1300, so a picture printed on one is less."""
+"""Pixels of the table mask a ground region must cover to be the table: a card is at most
+about 1300, so a picture printed on one is less."""
 TABLE_GAP = 2
 """Points, of 17 along the line between two readings, that must be table to part them."""
 ROI_MARGIN = 12
@@ -133,7 +135,7 @@ class Candidates:
     ``crops`` is ``(n, CROP, CROP)`` float32 in the card's frame for the base
     orientation ``angles`` (radians, modulo a quarter turn); ``sizes`` is each
     blob's largest extent in pixels and ``boxes`` its ``(x, y, w, h)``. ``face``
-    is the frame's face mask, ``table`` its table mask at quarter size (``_table``)
+    is the frame's face mask, ``table`` its smaller table mask (``_table``)
     and ``red`` its red-minus-green image.
     """
 
@@ -218,12 +220,12 @@ def _ground(lightest: np.ndarray) -> np.ndarray:
 
 
 def _table(ground: np.ndarray) -> np.ndarray:
-    """Returns the 0/1 table mask at quarter size: the ground regions larger than any card.
+    """Returns the 0/1 table mask, ``TABLE_SCALE`` times smaller: ground larger than any card.
 
     The ground also holds the broad pictures printed on court cards and jokers; those
     lie on one card, so they never part two of its corners.
     """
-    small = np.ascontiguousarray(ground[::4, ::4])
+    small = np.ascontiguousarray(ground[::TABLE_SCALE, ::TABLE_SCALE])
     _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
         small, 8, cv2.CV_32S, cv2.CCL_BBDT
     )
@@ -647,8 +649,8 @@ def _table_between(table: np.ndarray, a: Detection, b: Detection) -> bool:
     """Tells whether the table shows between two readings, which are then on two cards."""
     steps = np.linspace(0.1, 0.9, 17)
     (x0, y0), (x1, y1) = a.center, b.center
-    xs = np.clip((x0 + steps * (x1 - x0)).astype(int) // 4, 0, table.shape[1] - 1)
-    ys = np.clip((y0 + steps * (y1 - y0)).astype(int) // 4, 0, table.shape[0] - 1)
+    xs = np.clip((x0 + steps * (x1 - x0)).astype(int) // TABLE_SCALE, 0, table.shape[1] - 1)
+    ys = np.clip((y0 + steps * (y1 - y0)).astype(int) // TABLE_SCALE, 0, table.shape[0] - 1)
     return int(table[ys, xs].sum()) >= TABLE_GAP
 
 
@@ -659,7 +661,7 @@ def merge(found: list[Detection], table: np.ndarray | None = None) -> list[Detec
     or one mark read at two turns) cannot both be right; the surer one stays.
     Two readings of one rank with two surely read suits that differ are two cards
     (a pair), wherever they lie; so are two with the table showing between them
-    (``table``, the quarter-size 0/1 mask of ``_table``).
+    (``table``, the 0/1 mask of ``_table``).
     """
     kept: list[tuple[Detection, float]] = []
     for d in sorted(found, key=lambda d: -d.confidence):
