@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from table.vision.recognize import Detection, _detection, _table, _without_pieces, merge
+from table.vision.recognize import (
+    TABLE_SCALE,
+    Detection,
+    _detection,
+    _table,
+    _without_pieces,
+    merge,
+)
 
 
 def reading(
@@ -18,6 +25,13 @@ def reading(
 ) -> Detection:
     """Returns a detection of a mark of ``size`` pixels centred on ``(x, y)``."""
     return _detection(code, suit, conf, np.array([x, y]), size, np.radians(angle_deg))
+
+
+def table_mask(x0: int = 0, y0: int = 0, x1: int = 0, y1: int = 0) -> np.ndarray:
+    """Returns a 1280x720 frame's table mask with the table showing in ``(x0, y0, x1, y1)``."""
+    table = np.zeros((720 // TABLE_SCALE, 1280 // TABLE_SCALE), np.uint8)
+    table[y0 // TABLE_SCALE : y1 // TABLE_SCALE, x0 // TABLE_SCALE : x1 // TABLE_SCALE] = 1
+    return table
 
 
 def test_two_ranks_read_on_one_spot_keep_the_surer() -> None:
@@ -70,8 +84,7 @@ def test_a_four_index_card_read_at_its_top_and_bottom_left_corners_is_one_card()
 
 def test_two_cards_of_one_rank_head_to_foot_stay_apart_by_suit_or_the_table_between() -> None:
     """The same spots hold two eights laid head to foot in two zones."""
-    apart = np.zeros((720 // 4, 1280 // 4), np.uint8)
-    apart[140 // 4 : 150 // 4, :] = 1
+    apart = table_mask(0, 140, 1280, 150)
     for suits, table, cards in (
         (("h", "s"), None, 2),
         ((None, None), apart, 2),
@@ -131,10 +144,8 @@ def test_a_reading_much_smaller_than_the_frames_marks_is_a_piece() -> None:
 def test_two_cards_with_the_table_between_them_are_never_joined() -> None:
     """Where one card would show its far corner, an eight lies on a card across the table."""
     pair = [reading("8", 0.99, 100, 100, 0), reading("8", 0.97, 160, 190, 180)]
-    table = np.zeros((720 // 4, 1280 // 4), np.uint8)
-    assert len(merge(pair, table)) == 1
-    table[:, 120 // 4 : 140 // 4] = 1
-    assert len(merge(pair, table)) == 2
+    assert len(merge(pair, table_mask())) == 1
+    assert len(merge(pair, table_mask(120, 0, 140, 720))) == 2
 
 
 def test_the_table_is_ground_larger_than_any_card() -> None:
@@ -143,6 +154,6 @@ def test_the_table_is_ground_larger_than_any_card() -> None:
     ground[:, :400] = 1  # felt beside the cards
     ground[300:400, 700:760] = 1  # a picture on a card
     table = _table(ground)
-    assert table.shape == (180, 320)
-    assert table[100, 50] == 1
-    assert table[350 // 4, 730 // 4] == 0
+    assert table.shape == (720 // TABLE_SCALE, 1280 // TABLE_SCALE)
+    assert table[100 // TABLE_SCALE, 200 // TABLE_SCALE] == 1
+    assert table[350 // TABLE_SCALE, 730 // TABLE_SCALE] == 0
