@@ -24,19 +24,26 @@ import numpy as np
 
 from table.vision.evaluate import Score, score_scene
 from table.vision.faces import HELD_OUT_THEMES, THEME_DIR
-from table.vision.recognize import SURE, load_model, read_cards
+from table.vision.recognize import SURE, Model, load_model, read_cards
 from table.vision.synth import render_table
 from table.vision.train import random_layout
 
 
-def run(themes: list[str], scenes: int, seed: int) -> dict[str, dict[str, object]]:
-    """Scores ``scenes`` scenes per theme and returns the figures per theme and in total."""
+def run(
+    themes: list[str], scenes: int, seed: int, model: Model | None = None
+) -> dict[str, dict[str, object]]:
+    """Scores ``scenes`` scenes per theme and returns the figures per theme and in total.
+
+    A held-out theme's scenes depend only on its place in ``HELD_OUT_THEMES``, not on
+    which other themes are scored.
+    """
     cv2.setNumThreads(1)
-    model = load_model()
+    model = model or load_model()
     results: dict[str, dict[str, object]] = {}
     total = Score()
     times: list[float] = []
-    for t, theme in enumerate(themes):
+    for place, theme in enumerate(themes):
+        t = HELD_OUT_THEMES.index(theme) if theme in HELD_OUT_THEMES else place
         score = Score()
         for i in range(scenes):
             scene_seed = 10_000_000 + seed * 100_000 + t * 1000 + i

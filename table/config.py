@@ -107,6 +107,8 @@ SETTINGS: tuple[Setting, ...] = (
             "camera index, RTSP/HTTP URL or video file; empty: no camera"),
     Setting("camera", "calibration", "DDZ_TABLE_CALIBRATION", "calibration.json", _text,
             "file written by ddz-table vision calibrate"),
+    Setting("camera", "model", "DDZ_TABLE_MODEL", "", _optional_text,
+            "card reader model written by ddz-table vision learn; empty: the built-in one"),
     Setting("panel", "port", "DDZ_TABLE_PANEL", "", _optional_text,
             "serial port, /dev/serial/by-id/..., VID:PID or pyserial URL; empty: no panel"),
 )  # fmt: skip

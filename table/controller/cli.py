@@ -38,6 +38,7 @@ from table.session.table import TableSession
 from table.vision.calibration import MARKER_IDS, Calibration, calibrate, detect_markers
 from table.vision.calibration import load as load_calibration
 from table.vision.camera import Camera
+from table.vision.recognize import Model, load_model
 from web import create_app
 from web.access import LocalAccess
 from web.cli import DashboardServer, app_config
@@ -254,7 +255,12 @@ def _run(args: argparse.Namespace) -> int:
         eyes = None
         if calibration is not None:
             source = config["camera.source"]
-            eyes = Eyes(lambda: open_camera(source), calibration, len(config["table.players"]))
+            eyes = Eyes(
+                lambda: open_camera(source),
+                calibration,
+                len(config["table.players"]),
+                model=_reader_model(config),
+            )
         controller = Controller(session, panel=panel, eyes=eyes)
         print(f"ddz-table: table {config['table.id']!r}, session {session.session_id}, "
               f"log {log.url}")  # fmt: skip
@@ -308,12 +314,18 @@ def _calibration(config: Config) -> Calibration:
     return load_calibration(path)
 
 
+def _reader_model(config: Config) -> Model | None:
+    """Loads the card reader model learnt for the table's deck; ``None``: the built-in one."""
+    return load_model(Path(config["camera.model"])) if config["camera.model"] else None
+
+
 def _doctor(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     checks = [
         ("database", lambda: _check_database(config)),
         ("camera", lambda: _check_camera(config)),
         ("calibration", lambda: _check_calibration(config)),
+        ("card reader", lambda: _check_reader(config)),
         ("panel", lambda: _check_panel(config)),
         ("broker", lambda: _check_broker(config)),
     ]
@@ -367,6 +379,13 @@ def _check_calibration(config: Config) -> str:
         )
     size = "x".join(str(side) for side in calibration.image_size)
     return f"{config['camera.calibration']} loaded ({size}); all four markers visible"
+
+
+def _check_reader(config: Config) -> str:
+    model = _reader_model(config)
+    if model is None:
+        return "built-in model; 'ddz-table vision learn' fits one to your deck"
+    return f"{config['camera.model']}: a model learnt for one deck, {len(model.w1)} networks"
 
 
 def _check_panel(config: Config) -> str:

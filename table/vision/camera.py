@@ -75,6 +75,11 @@ class Camera:
                 "and not used by another program, or that the URL or file is right"
             )
 
+    @property
+    def is_live(self) -> bool:
+        """Tells a camera or stream (frames keep coming, the driver buffers some) from a file."""
+        return self._live
+
     def read(self) -> np.ndarray:
         """Returns the next frame.
 

@@ -1,4 +1,4 @@
-"""The ``ddz-table vision`` commands: markers, calibrate, read, show, render, eval."""
+"""The ``ddz-table vision`` commands: markers, calibrate, read, show, render, eval, learn."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from table.cli import positive_int
 from table.errors import UserError
 from table.vision.calibration import TableLayout, calibrate, draw_zones, markers_sheet
 from table.vision.camera import Camera, read_image
-from table.vision.recognize import SURE, Detection, read_cards
+from table.vision.capture import LEARN_ORDER, cut_faces, save_deck
+from table.vision.recognize import MODEL_PATH, SURE, Detection, load_model, read_cards
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,11 +38,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = sub.add_parser("read", help="print the cards found in images")
     p.add_argument("images", nargs="+", type=Path)
     p.add_argument("--json", action="store_true", help="one JSON object per image")
+    _model_option(p)
     p.set_defaults(func=_read)
 
     p = sub.add_parser("show", help="draw every card's box and reading on an image")
     p.add_argument("image", type=Path)
     p.add_argument("--out", type=Path, help="default: IMAGE-cards.png")
+    _model_option(p)
     p.set_defaults(func=_show)
 
     p = sub.add_parser("render", help="render table scenes with ground truth (an eval set)")
@@ -53,7 +57,33 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = sub.add_parser("eval", help="score readings against the truth files in a directory")
     p.add_argument("directory", type=Path)
     p.add_argument("--json", action="store_true")
+    _model_option(p)
     p.set_defaults(func=_eval)
+
+    p = sub.add_parser(
+        "learn",
+        help="learn a deck shown once, a suit at a time, and write a reader model for it",
+        description="Shows the reader one deck: five frames, each with cards laid apart, face "
+        "up, in rows from the top left: the spades from 3 to 2, the hearts, the diamonds, "
+        "the clubs (each 3 4 5 6 7 8 9 10 J Q K A 2), then the black and the red joker. "
+        "Give five image files (or other sources), or one camera and lay each group "
+        "when asked. Takes a few minutes.",
+    )
+    p.add_argument("sources", nargs="+", help="five images, or one camera index or stream URL")
+    p.add_argument("--deck", type=Path, default=Path("learnt-deck"), help="folder for the faces")
+    p.add_argument("--out", type=Path, default=Path("learnt-model.npz"))
+    p.add_argument("--scenes", type=positive_int, default=600, help="rendered scenes per network")
+    p.add_argument("--epochs", type=positive_int, default=4)
+    p.add_argument("--seed", type=int, default=100)
+    p.add_argument("--workers", type=positive_int, default=2)
+    p.set_defaults(func=_learn)
+
+
+def _model_option(parser: argparse.ArgumentParser) -> None:
+    """Adds ``--model`` (a model written by ``vision learn``) to a reading command."""
+    parser.add_argument(
+        "--model", type=Path, default=MODEL_PATH, help="model from vision learn (default: built-in)"
+    )
 
 
 def load_layout(path: Path | None) -> TableLayout:
@@ -104,8 +134,9 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def _read(args: argparse.Namespace) -> int:
     """Reads each image and prints its cards."""
+    model = load_model(args.model)
     for path in args.images:
-        found = read_cards(read_image(path))
+        found = read_cards(read_image(path), model)
         if args.json:
             print(json.dumps({"image": str(path), "cards": [d.to_dict() for d in found]}))
         else:
@@ -145,7 +176,7 @@ def draw_detections(image: np.ndarray, found: list[Detection]) -> np.ndarray:
 def _show(args: argparse.Namespace) -> int:
     """Draws the readings of one image."""
     image = read_image(args.image)
-    found = read_cards(image)
+    found = read_cards(image, load_model(args.model))
     out = args.out or args.image.with_name(args.image.stem + "-cards.png")
     _write_image(out, draw_detections(image, found))
     print(f"wrote {out}: {len(found)} cards (green: sure, orange: unsure)")
@@ -177,9 +208,10 @@ def _eval(args: argparse.Namespace) -> int:
     """Scores every image of a directory against its truth file."""
     from table.vision.evaluate import Score, load_truth, pairs, score_scene
 
+    model = load_model(args.model)
     total = Score()
     for image_path, truth_path in pairs(args.directory):
-        total.add(score_scene(load_truth(truth_path), read_cards(read_image(image_path))))
+        total.add(score_scene(load_truth(truth_path), read_cards(read_image(image_path), model)))
     if args.json:
         print(json.dumps(total.to_dict()))
     else:
@@ -189,3 +221,66 @@ def _eval(args: argparse.Namespace) -> int:
             f"missed {total.missed}, wrong {total.wrong}, joker swaps {total.joker_swaps}"
         )
     return 0
+
+
+GROUP_NAMES = ("spades", "hearts", "diamonds", "clubs", "jokers")
+"""What each frame of ``vision learn`` shows, in ``LEARN_ORDER``."""
+FRESH_FRAMES = 5
+"""Frames read from a live camera after a prompt; the last is fresh, not one the driver kept."""
+
+
+def _learn(args: argparse.Namespace) -> int:
+    """Cuts the shown deck's faces, saves them, and fine-tunes the reader on them."""
+    from table.vision.train import fine_tune
+
+    if len(args.sources) not in (1, len(LEARN_ORDER)):
+        raise UserError(
+            f"give {len(LEARN_ORDER)} images ({', '.join(GROUP_NAMES)}) or one camera; "
+            f"got {len(args.sources)}"
+        )
+    faces: dict[str, np.ndarray] = {}
+    if len(args.sources) == 1:
+        with Camera(args.sources[0]) as camera:
+            for name, cards in zip(GROUP_NAMES, LEARN_ORDER, strict=True):
+                faces.update(_shown_group(camera, name, cards))
+    else:
+        for source, cards in zip(args.sources, LEARN_ORDER, strict=True):
+            with Camera(source) as camera:
+                frame = _first_frame(camera, source)
+            try:
+                faces.update(zip(cards, cut_faces(frame, len(cards)), strict=True))
+            except UserError as error:
+                raise UserError(f"{source}: {error}") from error
+    save_deck(faces, args.deck)
+    print(f"wrote the {len(faces)} faces to {args.deck}; fine-tuning the reader", flush=True)
+    model = fine_tune(
+        load_model(), str(args.deck.resolve()), args.scenes, args.epochs, args.seed, args.workers
+    )
+    model.save(args.out)
+    print(
+        f"wrote {args.out}: read with --model {args.out}, or set [camera] model in the "
+        "table's config"
+    )
+    return 0
+
+
+def _first_frame(camera: Camera, source: str) -> np.ndarray:
+    """Returns a source's first frame."""
+    try:
+        return camera.read()
+    except StopIteration as error:
+        raise UserError(f"{source} gave no frame") from error
+
+
+def _shown_group(camera: Camera, name: str, cards: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Asks for one group of cards on the table until a frame shows them all apart."""
+    shown = " ".join("10" if card[0] == "T" else card[0] for card in cards)
+    while True:
+        input(f"lay the {name} ({shown}) apart, face up, in rows from the top left; press Enter")
+        frame = _first_frame(camera, camera.name)
+        for _ in range(FRESH_FRAMES - 1 if camera.is_live else 0):
+            frame = _first_frame(camera, camera.name)
+        try:
+            return dict(zip(cards, cut_faces(frame, len(cards)), strict=True))
+        except UserError as error:
+            print(f"{error}; try again", flush=True)

@@ -45,6 +45,8 @@ RANKS = "A23456789TJQK"
 SHEET_SUITS = "cdhs"
 FACE_WIDTH = 160
 """Width in pixels of every sliced face; large enough to downscale to table scale."""
+CARD_IDS = (*(rank + suit for suit in SHEET_SUITS for rank in RANKS), "B", "R")
+"""Every card of a deck: rank and sheet suit, then the black and the red joker."""
 
 
 @dataclass(frozen=True)
@@ -112,16 +114,27 @@ def ink_mask(face: np.ndarray) -> np.ndarray:
     return (opaque & ((paper - low > 90) | (high - low > 90))).astype(np.uint8)
 
 
+USUAL_HEIGHT = (0.75, 1.33)
+"""Heights, as shares of the deck's usual mark, of a component that may be a card's mark."""
+USUAL_WIDTH = 1.6
+"""Widest a card's mark may be, as a share of the usual mark's width (a mark joined to a
+picture is wider)."""
+USUAL_REACH = 0.5
+"""Distance, in usual mark heights, within which a mark lies from the deck's usual place."""
 OUTLINE_BAND = 4
 """Pixels along the face's edge left out when looking for marks: card outlines are drawn
 there, and an index printed against the outline would otherwise be one blob with it."""
 
 
-def find_index_box(face: np.ndarray, is_ten: bool = False) -> tuple[int, int, int, int]:
+def find_index_box(
+    face: np.ndarray, is_ten: bool = False, usual: tuple[int, int, int, int] | None = None
+) -> tuple[int, int, int, int]:
     """Finds the rank mark nearest the top-left corner of a face.
 
     Takes the mark-sized printed component closest to the corner, once the outline
     band is cut away; for a ten it joins the same-height digit just right of it.
+    Given the ``usual`` box of the deck's marks, it takes the component of that
+    height nearest that box instead, or that box when none is near.
     """
     height, width = face.shape[:2]
     opaque = (face[..., 3] > 128).astype(np.uint8)
@@ -140,9 +153,30 @@ def find_index_box(face: np.ndarray, is_ten: bool = False) -> tuple[int, int, in
         and stats[label, 2] <= 0.4 * width
         and stats[label, 4] >= 12
     ]
-    if not marks:
+    if usual is not None:
+        ux0, uy0, ux1, uy1 = usual
+        reach, middle = USUAL_REACH * (uy1 - uy0), (uy0 + uy1) / 2
+
+        def off(label: int) -> float:
+            """Distance of a component's left edge and middle from the usual mark's."""
+            return float(
+                abs(stats[label, 0] - ux0) + abs(stats[label, 1] + stats[label, 3] / 2 - middle)
+            )
+
+        marks = [
+            label
+            for label in marks
+            if USUAL_HEIGHT[0] <= stats[label, 3] / (uy1 - uy0) <= USUAL_HEIGHT[1]
+            and stats[label, 2] <= USUAL_WIDTH * (ux1 - ux0)
+            and off(label) < reach
+        ]
+        if not marks:
+            return usual
+        best = min(marks, key=off)
+    elif marks:
+        best = min(marks, key=lambda label: int(stats[label, 0] + stats[label, 1]))
+    else:
         return (int(0.05 * width), int(0.04 * height), int(0.2 * width), int(0.16 * height))
-    best = min(marks, key=lambda label: int(stats[label, 0] + stats[label, 1]))
     x, y, w, h, _ = (int(v) for v in stats[best])
     x0, y0, x1, y1 = x, y, x + w, y + h
     if is_ten:
@@ -162,7 +196,9 @@ def find_index_box(face: np.ndarray, is_ten: bool = False) -> tuple[int, int, in
 
 @lru_cache(maxsize=64)
 def load_deck(name: str) -> Deck:
-    """Loads a theme from the cache (rendering it first), or draws an own or typeset deck.
+    """Loads a theme (rendering it first), draws an own or typeset deck, or reads a learnt one.
+
+    ``name`` is a theme, ``own<N>``, ``font<N>`` or the folder of a learnt deck.
 
     :raises UserError: for a ``font<N>`` deck when no usable font is installed.
     """
@@ -172,6 +208,8 @@ def load_deck(name: str) -> Deck:
         from table.vision import typeset  # here, not at the top: typeset builds on this module
 
         return typeset.typeset_deck(int(name[4:]))
+    if Path(name).is_dir():
+        return _folder_deck(Path(name))
     sheet = _sheet(name)
     height, width = sheet.shape[:2]
     cell_w, cell_h = width / 13, height / 5
@@ -194,6 +232,34 @@ def load_deck(name: str) -> Deck:
     }
     return Deck(
         name, faces, {card: find_index_box(face, card[0] == "T") for card, face in faces.items()}
+    )
+
+
+def _folder_deck(folder: Path) -> Deck:
+    """Loads a deck learnt by ``ddz-table vision learn``: one ``CARD.png`` face per card.
+
+    :raises UserError: when a card's face is missing or unreadable.
+    """
+    faces: dict[str, np.ndarray] = {}
+    for card in CARD_IDS:
+        face = cv2.imread(str(folder / f"{card}.png"), cv2.IMREAD_UNCHANGED)
+        if face is None or face.ndim != 3 or face.shape[2] != 4:
+            raise UserError(
+                f"{folder} has no readable face {card}.png; learn the deck again with "
+                "ddz-table vision learn"
+            )
+        faces[card] = face
+    # A blurred mark can break up or join its pip, so the nearest blob to the corner
+    # is sometimes not the mark; every rank mark of a deck is printed at one place.
+    first = {card: find_index_box(face) for card, face in faces.items() if card not in "BR"}
+    usual = tuple(int(v) for v in np.median(np.array(list(first.values())), axis=0))
+    return Deck(
+        str(folder),
+        faces,
+        {
+            card: find_index_box(face, card[0] == "T", None if card in "BR" else usual)
+            for card, face in faces.items()
+        },
     )
 
 

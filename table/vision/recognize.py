@@ -19,12 +19,15 @@ each card. It works in four steps, all pure functions of the image:
 from __future__ import annotations
 
 import math
+import zipfile
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from table.errors import UserError
 
 MODEL_PATH = Path(__file__).with_name("model.npz")
 CLASSES = "3456789TJQKA2X"
@@ -496,6 +499,13 @@ class Model:
             }
         )
 
+    def members(self) -> list[Model]:
+        """Returns each member as a model of its own."""
+        return [
+            Model(**{k: getattr(self, k)[j : j + 1] for k in self.__dataclass_fields__})
+            for j in range(len(self.w1))
+        ]
+
     @cached_property
     def _first_layer(self) -> tuple[np.ndarray, np.ndarray]:
         """Returns every member's first layer with its input scaling folded in, side by side."""
@@ -532,13 +542,18 @@ def softmax(z: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=4)
 def load_model(path: Path = MODEL_PATH) -> Model:
-    """Loads the committed network weights.
+    """Loads network weights: the committed ones, or a model learnt for one deck.
 
-    :raises FileNotFoundError: when the model file is missing (train it with
-        ``python -m table.vision.train``).
+    :raises UserError: when the file is missing or holds no reader model.
     """
-    with np.load(path) as data:
-        return Model(**{k: data[k].astype(np.float32) for k in Model.__dataclass_fields__})
+    try:
+        with np.load(path) as data:
+            return Model(**{k: data[k].astype(np.float32) for k in Model.__dataclass_fields__})
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        raise UserError(
+            f"{path} is not a card reader model ({error}); give the file written by "
+            "ddz-table vision learn, or leave the model out to use the built-in one"
+        ) from error
 
 
 def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]:

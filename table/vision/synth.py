@@ -5,6 +5,8 @@ Tests, model training, the benchmark and the demo's virtual camera all use
 fanned, overlapping plays (a later play of a zone lies on top of the earlier
 ones); the camera adds mild perspective, uneven light, a glare spot, blur, noise
 and JPEG compression, and optionally a hand reaching over the table.
+:func:`render_spread` lays cards apart instead, as a person shows a deck to
+``ddz-table vision learn``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ VISIBLE = 0.9
 """Fraction of a rank mark that must be uncovered for the card to count as readable."""
 RANK_CODES = "3456789TJQKA2BR"
 """Rank codes from low to high, the canonical order of a play."""
+Placement = tuple[str, str, int, np.ndarray]
+"""A card laid on the table: card id, zone, play number in the zone, face-to-table map."""
 
 
 @dataclass(frozen=True)
@@ -366,28 +370,8 @@ def render_table(
     ((720, 1280, 3), ['3', '4', '5'])
     """
     layout = layout or TableLayout()
-    rng = np.random.default_rng(seed)
-    frame_rng = np.random.default_rng([seed, frame, 7])
     theme = load_deck(deck)
-    kind = background or ("wood" if rng.random() < 0.4 else "felt")
-    width, height = size
-    scale = px_per_mm or float(rng.uniform(1.28, 1.38))
-    table_to_image = _camera(layout, size, rng, scale * min(width / 1280, height / 720))
-    canvas = _background(size, rng, kind)
-    ids_map = np.zeros((height, width), np.uint8)
-
-    src = np.array([[0, 0], [160, 0], [160, 160], [0, 160]], np.float32)
-    for marker, corners in layout.marker_corners().items():
-        # The marker on a white paper square with a quiet zone a quarter marker wide.
-        tile = np.full((160, 160), 255, np.uint8)
-        tile[20:140, 20:140] = marker_image(marker, 120)
-        paper = corners.mean(axis=0) + (corners - corners.mean(axis=0)) * (160 / 120)
-        m = cv2.getPerspectiveTransform(src, _apply(table_to_image, paper).astype(np.float32))
-        warped = cv2.warpPerspective(tile, m, size, flags=cv2.INTER_LINEAR)
-        mask = cv2.warpPerspective(np.full_like(tile, 255), m, size) > 127
-        canvas[mask] = (warped[mask, None] * 0.92).astype(np.float32)
-
-    placements: list[tuple[str, str, int, np.ndarray]] = []
+    placements: list[Placement] = []
     for zone_name, plays in cards_by_zone.items():
         if zone_name not in layout.zones:
             raise ValueError(f"unknown zone {zone_name!r}; the layout has {sorted(layout.zones)}")
@@ -408,6 +392,89 @@ def render_table(
                         ),
                     )
                 )
+    return _photograph(
+        placements,
+        seed,
+        deck=deck,
+        size=size,
+        layout=layout,
+        background=background,
+        frame=frame,
+        hand=hand,
+        px_per_mm=px_per_mm,
+    )
+
+
+SPREAD_GAP_MM = (20.0, 20.0)
+"""Gaps between the cards of a spread, across and down the table."""
+SPREAD_ROW = 7
+"""Cards in one row of a spread: 13 fit in two rows on the default table."""
+
+
+def render_spread(
+    cards: Sequence[str],
+    seed: int,
+    *,
+    deck: str = "own0",
+    layout: TableLayout | None = None,
+    frame: int = 0,
+    px_per_mm: float | None = None,
+) -> tuple[np.ndarray, Scene]:
+    """Renders cards laid apart, face up, in rows across the table, in reading order.
+
+    This is how a person shows a deck to ``ddz-table vision learn``: each card
+    whole and on its own. Cards lie roughly upright, each turned a little.
+    """
+    layout = layout or TableLayout()
+    theme = load_deck(deck)
+    rng = np.random.default_rng([seed, 11])
+    rows = [list(cards[i : i + SPREAD_ROW]) for i in range(0, len(cards), SPREAD_ROW)]
+    step = np.add(CARD_MM, SPREAD_GAP_MM)
+    middle = np.array([layout.width_mm / 2, layout.height_mm / 2])
+    placements: list[Placement] = []
+    for r, row in enumerate(rows):
+        for i, card in enumerate(row):
+            offset = np.array([i - (len(row) - 1) / 2, r - (len(rows) - 1) / 2]) * step
+            centre = middle + offset + rng.uniform(-3, 3, 2)
+            size = (theme.faces[card].shape[1], theme.faces[card].shape[0])
+            angle = float(rng.normal(0, 0.04)) + (np.pi if rng.random() < 0.5 else 0.0)
+            placements.append((card, "spread", 0, _face_to_table(size, centre, angle)))
+    return _photograph(placements, seed, deck=deck, layout=layout, frame=frame, px_per_mm=px_per_mm)
+
+
+def _photograph(
+    placements: list[Placement],
+    seed: int,
+    *,
+    deck: str,
+    layout: TableLayout,
+    size: tuple[int, int] = (1280, 720),
+    background: str | None = None,
+    frame: int = 0,
+    hand: bool = False,
+    px_per_mm: float | None = None,
+) -> tuple[np.ndarray, Scene]:
+    """Lays the placed cards on a table, in order, and photographs it with its truth."""
+    rng = np.random.default_rng(seed)
+    frame_rng = np.random.default_rng([seed, frame, 7])
+    theme = load_deck(deck)
+    kind = background or ("wood" if rng.random() < 0.4 else "felt")
+    width, height = size
+    scale = px_per_mm or float(rng.uniform(1.28, 1.38))
+    table_to_image = _camera(layout, size, rng, scale * min(width / 1280, height / 720))
+    canvas = _background(size, rng, kind)
+    ids_map = np.zeros((height, width), np.uint8)
+
+    src = np.array([[0, 0], [160, 0], [160, 160], [0, 160]], np.float32)
+    for marker, corners in layout.marker_corners().items():
+        # The marker on a white paper square with a quiet zone a quarter marker wide.
+        tile = np.full((160, 160), 255, np.uint8)
+        tile[20:140, 20:140] = marker_image(marker, 120)
+        paper = corners.mean(axis=0) + (corners - corners.mean(axis=0)) * (160 / 120)
+        m = cv2.getPerspectiveTransform(src, _apply(table_to_image, paper).astype(np.float32))
+        warped = cv2.warpPerspective(tile, m, size, flags=cv2.INTER_LINEAR)
+        mask = cv2.warpPerspective(np.full_like(tile, 255), m, size) > 127
+        canvas[mask] = (warped[mask, None] * 0.92).astype(np.float32)
 
     index_quads: list[list[np.ndarray]] = []
     for number, (card, _zone, _play, face_to_table) in enumerate(placements, start=1):

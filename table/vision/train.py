@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from table.cli import positive_int
 from table.vision.faces import OWN_DECKS, RANKS, SHEET_SUITS, THEME_DIR, TRAIN_THEMES
 from table.vision.recognize import (
     CLASSES,
@@ -57,6 +59,11 @@ MARK_OFFSET = 0.35
 """Largest distance, in mark extents, from the mark's centre to a whole mark's candidate."""
 MEMBERS = 2
 """Networks trained, member ``j`` on the scenes of seed ``seed + j``; the reader averages them."""
+LEARNT_SHARE = 0.5
+"""Share of the fine-tuning scenes laid with the learnt deck; the rest keep the training
+mix, so that the reader does not forget how other decks look."""
+FINE_RATE = 5e-4
+"""Starting learning rate of a fine-tuning, a quarter of training's: it adjusts, not relearns."""
 
 
 def training_decks() -> list[tuple[float, list[str]]]:
@@ -164,13 +171,21 @@ def label_candidates(
     return cls, quarter, suit
 
 
-def scene_samples(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Renders one training scene and returns its features, rank labels and suit labels."""
+def scene_samples(
+    seed: int, learnt: str | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Renders one training scene and returns its features, rank labels and suit labels.
+
+    With ``learnt`` (a learnt deck's folder), ``LEARNT_SHARE`` of the scenes use it.
+    """
     rng = np.random.default_rng(seed)
-    groups = training_decks()
-    shares = np.array([share for share, _ in groups])
-    decks = groups[int(rng.choice(len(groups), p=shares / shares.sum()))][1]
-    deck = decks[int(rng.integers(len(decks)))]
+    if learnt is not None and rng.random() < LEARNT_SHARE:
+        deck = learnt
+    else:
+        groups = training_decks()
+        shares = np.array([share for share, _ in groups])
+        decks = groups[int(rng.choice(len(groups), p=shares / shares.sum()))][1]
+        deck = decks[int(rng.integers(len(decks)))]
     image, scene = render_table(
         random_layout(rng),
         seed=seed,
@@ -198,13 +213,14 @@ def scene_samples(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def build_dataset(
-    scenes: int, seed: int, workers: int
+    scenes: int, seed: int, workers: int, learnt: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Renders ``scenes`` scenes in parallel and stacks their samples."""
     cv2.setNumThreads(1)
     seeds = [seed * 1_000_003 + i for i in range(scenes)]
+    render = partial(scene_samples, learnt=learnt)
     with Pool(workers) as pool:
-        parts = [p for p in pool.map(scene_samples, seeds, chunksize=8) if len(p[1])]
+        parts = [p for p in pool.map(render, seeds, chunksize=8) if len(p[1])]
     return (
         np.concatenate([p[0] for p in parts]),
         np.concatenate([p[1] for p in parts]),
@@ -213,27 +229,45 @@ def build_dataset(
 
 
 def fit(
-    x: np.ndarray, y: np.ndarray, s: np.ndarray, epochs: int, seed: int, hidden: int = 128
+    x: np.ndarray,
+    y: np.ndarray,
+    s: np.ndarray,
+    epochs: int,
+    seed: int,
+    hidden: int = 128,
+    start: Model | None = None,
+    rate: float = 2e-3,
 ) -> Model:
-    """Trains the two-headed network with Adam on softmax cross-entropy."""
+    """Trains the two-headed network with Adam on softmax cross-entropy.
+
+    ``start`` (one member) fine-tunes that network instead: its weights and its input
+    scaling are kept as the starting point.
+    """
     rng = np.random.default_rng(seed)
-    mean = x.mean(axis=0)
-    scale = 1 / (x.std(axis=0) + 1e-2)
-    xn = ((x - mean) * scale).astype(np.float32)
     n_in, n_rank, n_suit = x.shape[1], len(CLASSES) + 1, len(SUITS)
-    params = {
-        "w1": rng.normal(0, np.sqrt(2 / n_in), (n_in, hidden)).astype(np.float32),
-        "b1": np.zeros(hidden, np.float32),
-        "w_rank": rng.normal(0, np.sqrt(1 / hidden), (hidden, n_rank)).astype(np.float32),
-        "b_rank": np.zeros(n_rank, np.float32),
-        "w_suit": rng.normal(0, np.sqrt(1 / hidden), (hidden, n_suit)).astype(np.float32),
-        "b_suit": np.zeros(n_suit, np.float32),
-    }
+    if start is None:
+        mean = x.mean(axis=0)
+        scale = 1 / (x.std(axis=0) + 1e-2)
+        params = {
+            "w1": rng.normal(0, np.sqrt(2 / n_in), (n_in, hidden)).astype(np.float32),
+            "b1": np.zeros(hidden, np.float32),
+            "w_rank": rng.normal(0, np.sqrt(1 / hidden), (hidden, n_rank)).astype(np.float32),
+            "b_rank": np.zeros(n_rank, np.float32),
+            "w_suit": rng.normal(0, np.sqrt(1 / hidden), (hidden, n_suit)).astype(np.float32),
+            "b_suit": np.zeros(n_suit, np.float32),
+        }
+    else:
+        mean, scale = start.mean[0], start.scale[0]
+        params = {
+            k: getattr(start, k)[0].astype(np.float32)
+            for k in ("w1", "b1", "w_rank", "b_rank", "w_suit", "b_suit")
+        }
+    xn = ((x - mean) * scale).astype(np.float32)
     m = {k: np.zeros_like(v) for k, v in params.items()}
     v = {k: np.zeros_like(v) for k, v in params.items()}
     batch, step = 256, 0
     for epoch in range(epochs):
-        lr = 2e-3 * (0.5 * (1 + np.cos(np.pi * epoch / epochs)))
+        lr = rate * (0.5 * (1 + np.cos(np.pi * epoch / epochs)))
         order = rng.permutation(len(xn))
         total = 0.0
         for start in range(0, len(order), batch):
@@ -277,27 +311,30 @@ def fit(
     )
 
 
-def _positive(text: str) -> int:
-    """Reads a count of at least 1 for the command line."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
-    return value
+def fine_tune(base: Model, deck: str, scenes: int, epochs: int, seed: int, workers: int) -> Model:
+    """Returns the reader's networks fine-tuned on scenes of a learnt deck.
+
+    Each member goes on from its own weights on its own scenes (seed ``seed + j``), a
+    share of them (``LEARNT_SHARE``) laid with ``deck``.
+    """
+    members = []
+    for j, member in enumerate(base.members()):
+        x, y, s = build_dataset(scenes, seed + j, workers, learnt=deck)
+        print(f"network {j + 1}: {len(y)} samples", flush=True)
+        members.append(fit(x, y, s, epochs, seed + j, start=member, rate=FINE_RATE))
+    return Model.join(members)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Builds the data set, trains, reports held-in accuracy and writes the model."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scenes", type=_positive, default=3000)
-    parser.add_argument("--epochs", type=_positive, default=15)
+    parser.add_argument("--scenes", type=positive_int, default=3000)
+    parser.add_argument("--epochs", type=positive_int, default=15)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--members", type=_positive, default=MEMBERS, help="networks, each on its own scenes"
+        "--members", type=positive_int, default=MEMBERS, help="networks, each on its own scenes"
     )
-    parser.add_argument("--workers", type=_positive, default=2)
+    parser.add_argument("--workers", type=positive_int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     start = time.time()

@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from table.errors import UserError
 from table.vision import cli
-from table.vision.synth import render_table
+from table.vision.capture import LEARN_ORDER, cut_faces
+from table.vision.synth import render_spread, render_table
 
 
 def run(*argv: str) -> int:
@@ -88,3 +90,87 @@ def test_bad_inputs_are_user_errors(tmp_path: Path) -> None:
         run("vision", "calibrate", str(blank), "--out", str(tmp_path / "c.json"))
     with pytest.raises(UserError, match="cannot open"):
         run("vision", "calibrate", "99")
+
+
+def _shown_groups(design: str) -> list[np.ndarray]:
+    """The five frames a person shows to ``vision learn``, retaken when a glare joins two cards."""
+    shown = []
+    for k, cards in enumerate(LEARN_ORDER):
+        for frame in range(10):
+            image, _ = render_spread(list(cards), 40 + k, deck=design, px_per_mm=1.6, frame=frame)
+            try:
+                cut_faces(image, len(cards))
+                break
+            except UserError:
+                continue
+        shown.append(image)
+    return shown
+
+
+TINY = ("--scenes", "2", "--epochs", "1", "--workers", "1")
+"""Fine-tuning options that only exercise the steps, in a second."""
+
+
+def test_learn_cuts_the_shown_deck_and_writes_a_model_the_reader_takes(
+    scene_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shown = []
+    for k, image in enumerate(_shown_groups("own1")):
+        shown.append(str(tmp_path / f"group{k}.png"))
+        cv2.imwrite(shown[-1], image)
+    deck, model = tmp_path / "deck", tmp_path / "model.npz"
+    assert run("vision", "learn", *shown, "--deck", str(deck), "--out", str(model), *TINY) == 0
+    assert len(list(deck.glob("*.png"))) == 54
+    assert f"wrote {model}" in capsys.readouterr().out
+    assert run("vision", "read", str(scene_file), "--json", "--model", str(model)) == 0
+    cards = sorted(c["card"] for c in json.loads(capsys.readouterr().out)["cards"])
+    assert cards == ["7", "8", "9"]
+
+
+def test_learn_from_one_camera_asks_for_each_group_and_again_after_a_bad_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    groups = _shown_groups("own2")
+    empty = np.full_like(groups[0], 90)
+    video = tmp_path / "shown.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1280, 720))
+    for frame in [empty, *groups]:
+        writer.write(frame)
+    writer.release()
+    prompts: list[str] = []
+    monkeypatch.setattr("builtins.input", lambda text: prompts.append(text) or "")
+    deck = tmp_path / "deck"
+    argv = [str(video), "--deck", str(deck), "--out", str(tmp_path / "m.npz"), *TINY]
+    assert run("vision", "learn", *argv) == 0
+    assert [p.split(" (")[0] for p in prompts] == [
+        "lay the spades",
+        "lay the spades",
+        "lay the hearts",
+        "lay the diamonds",
+        "lay the clubs",
+        "lay the jokers",
+    ]
+    assert "lay the jokers (B R) apart" in prompts[-1]
+    assert "found 0 cards where 13 were expected" in capsys.readouterr().out
+    assert len(list(deck.glob("*.png"))) == 54
+
+
+def test_learn_names_the_frame_that_does_not_show_its_cards(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), cv2.UMat(720, 1280, cv2.CV_8UC3, (80, 120, 60)).get())
+    with pytest.raises(UserError, match="give 5 images"):
+        run("vision", "learn", str(empty), str(empty))
+    with pytest.raises(UserError, match=f"{empty}: found 0 cards where 13 were expected"):
+        run("vision", "learn", *[str(empty)] * 5, "--deck", str(tmp_path / "deck"))
+    assert not (tmp_path / "deck").exists()
+
+
+def test_a_file_that_is_no_model_is_refused_with_a_message(
+    scene_file: Path, tmp_path: Path
+) -> None:
+    garbage = tmp_path / "model.npz"
+    garbage.write_text("not a model", encoding="utf-8")
+    with pytest.raises(UserError, match=r"is not a card reader model .* ddz-table vision learn"):
+        run("vision", "read", str(scene_file), "--model", str(garbage))
+    with pytest.raises(UserError, match="is not a card reader model"):
+        run("vision", "show", str(scene_file), "--model", str(tmp_path / "missing.npz"))

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from table.vision.recognize import CLASSES, CROP, Model
+from table.vision import train
+from table.vision.capture import save_deck
+from table.vision.faces import CARD_IDS, load_deck
+from table.vision.recognize import CLASSES, CROP, Model, load_model
 from table.vision.synth import render_table
-from table.vision.train import AUGMENTED, augment, fit, label_candidates, main
+from table.vision.train import (
+    AUGMENTED,
+    LEARNT_SHARE,
+    augment,
+    fine_tune,
+    fit,
+    label_candidates,
+    main,
+    scene_samples,
+)
 
 pytestmark = pytest.mark.vision
 
@@ -81,4 +95,43 @@ def test_the_trainer_refuses_a_count_below_one_with_a_message(
 ) -> None:
     with pytest.raises(SystemExit):
         main([option, "0", "--out", "/nonexistent/model.npz"])
-    assert f"argument {option}: '0' is not a whole number of 1 or more" in capsys.readouterr().err
+    assert f"argument {option}: 0 must be 1 or more" in capsys.readouterr().err
+
+
+@pytest.fixture
+def learnt_folder(tmp_path: Path) -> str:
+    """A deck folder as ``vision learn`` writes it, with the faces of the own3 deck."""
+    source = load_deck("own3")
+    save_deck({card: source.faces[card] for card in CARD_IDS}, tmp_path / "deck")
+    return str(tmp_path / "deck")
+
+
+def test_a_learnt_deck_lays_its_share_of_the_fine_tuning_scenes(
+    learnt_folder: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laid: list[str] = []
+    render = train.render_table
+
+    def recording(*args: object, **kwargs: object) -> object:
+        laid.append(str(kwargs["deck"]))
+        return render(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(train, "render_table", recording)
+    for seed in range(12):
+        x, y, _ = scene_samples(seed, learnt=learnt_folder)
+        assert len(x) == len(y) > 0
+    share = laid.count(learnt_folder) / len(laid)
+    assert abs(share - LEARNT_SHARE) < 0.3
+    assert len(set(laid)) > 2
+
+
+def test_fine_tuning_goes_on_from_each_network_and_keeps_its_input_scaling(
+    learnt_folder: str,
+) -> None:
+    base = load_model()
+    tuned = fine_tune(base, learnt_folder, scenes=2, epochs=1, seed=100, workers=1)
+    assert tuned.w1.shape == base.w1.shape
+    assert np.array_equal(tuned.mean, base.mean) and np.array_equal(tuned.scale, base.scale)
+    moved = np.abs(tuned.w1 - base.w1)
+    # A few small steps from the trained weights, not a network started afresh.
+    assert 0 < moved.max() < 0.02

@@ -1,0 +1,165 @@
+"""Cuts the faces of cards laid apart on the table out of a frame, to learn their deck.
+
+A deck the reader was not trained on is read less well (its jokers above all). A
+person shows the deck once, a suit at a time, each card whole and apart from the
+others; the faces cut here become a deck that :mod:`table.vision.synth` lays in
+scenes and :mod:`table.vision.train` fine-tunes the reader on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from table.errors import UserError
+from table.vision.faces import FACE_WIDTH
+
+LEARN_ORDER: tuple[tuple[str, ...], ...] = (
+    *(tuple(rank + suit for rank in "3456789TJQKA2") for suit in "shdc"),
+    ("B", "R"),
+)
+"""The cards of each frame shown to ``vision learn``, in reading order: a suit from 3 to 2
+(spades, hearts, diamonds, clubs), then the black and the red joker."""
+CARD_ASPECT = (1.15, 1.75)
+"""Height over width a card's outline must have: 88/63 = 1.40 for a standard card."""
+LEAST_CARD_AREA = 1500
+"""Pixels a card must cover: a card 80 px wide covers about 9000."""
+TABLE_OPEN = (3, 3)
+"""Opening, in pixels, that keeps the table and drops dark lines thinner than it."""
+TABLE_COLOUR = 30.0
+"""Lab distance from the table's colour within which a pixel may be table (felt or wood)."""
+LIGHTNESS_WEIGHT = 0.4
+"""Weight of lightness in that distance: the shadow a card casts changes little else."""
+TABLE_SHARE = 0.05
+"""Share of the frame a dark region must cover to be the table."""
+ROW_SHARE = 0.5
+"""Cards whose centres differ by less than this share of a card's height lie in one row."""
+
+
+def _whiteness(image: np.ndarray) -> np.ndarray:
+    """Returns the darkest channel less the colour spread: high on paper, low on felt or wood."""
+    low = image.min(axis=2).astype(np.int16)
+    spread = image.max(axis=2).astype(np.int16) - low
+    return np.clip(low - spread, 0, 255).astype(np.uint8)
+
+
+def _outlines(image: np.ndarray) -> list[np.ndarray]:
+    """Returns the outline (a convex polygon) of every card-shaped white region of a frame.
+
+    A region cut by the frame's edge is not a whole card; one much smaller or larger
+    than the others (a corner marker's paper) is not a card of the deck.
+    """
+    height, width = image.shape[:2]
+    white = cv2.GaussianBlur(_whiteness(image), (5, 5), 0)
+    _, dark = cv2.threshold(white, 0, 1, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    if not dark.any() or dark.all():
+        return []  # one even colour: no card on a table
+    # The table is the broad region of the table's own colour (the commonest dark
+    # colour): the pictures on court cards are dark too, but of other colours.
+    lab = cv2.cvtColor(cv2.GaussianBlur(image, (5, 5), 0), cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab[..., 0] *= LIGHTNESS_WEIGHT
+    colour = np.median(lab[dark.astype(bool)], axis=0)
+    near = (np.linalg.norm(lab - colour, axis=2) < TABLE_COLOUR).astype(np.uint8)
+    broad = cv2.morphologyEx(
+        near, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, TABLE_OPEN)
+    )
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(broad, connectivity=4)
+    large = 1 + np.nonzero(stats[1:, cv2.CC_STAT_AREA] > TABLE_SHARE * dark.size)[0]
+    mask = (~np.isin(labels, large)).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cards = []
+    for contour in contours:
+        hull = cv2.convexHull(contour)
+        x, y, w, h = cv2.boundingRect(hull)
+        if x == 0 or y == 0 or x + w == width or y + h == height:
+            continue
+        (_, _), (w, h), _ = cv2.minAreaRect(hull)
+        if min(w, h) < 1 or cv2.contourArea(hull) < LEAST_CARD_AREA:
+            continue
+        aspect = max(w, h) / min(w, h)
+        # A card's outline fills its box but for the rounded corners.
+        if CARD_ASPECT[0] <= aspect <= CARD_ASPECT[1] and cv2.contourArea(hull) > 0.85 * w * h:
+            cards.append(hull)
+    if not cards:
+        return cards
+    usual = float(np.median([cv2.contourArea(c) for c in cards]))
+    return [c for c in cards if 0.5 * usual <= cv2.contourArea(c) <= 2 * usual]
+
+
+def _reading_order(outlines: list[np.ndarray]) -> list[np.ndarray]:
+    """Sorts outlines into rows from the top of the frame, each row from the left."""
+    centres = [o.reshape(-1, 2).mean(axis=0) for o in outlines]
+    heights = [max(cv2.minAreaRect(o)[1]) for o in outlines]
+    order = sorted(range(len(outlines)), key=lambda i: centres[i][1])
+    rows: list[list[int]] = []
+    for i in order:
+        if rows and centres[i][1] - centres[rows[-1][0]][1] < ROW_SHARE * heights[i]:
+            rows[-1].append(i)
+        else:
+            rows.append([i])
+    return [outlines[i] for row in rows for i in sorted(row, key=lambda k: centres[k][0])]
+
+
+def _upright_corners(outline: np.ndarray) -> np.ndarray:
+    """Returns the outline's box corners, clockwise on screen, from a corner of a short side.
+
+    A card prints its index in two opposite corners, so either short side may come first.
+    """
+    corners = cv2.boxPoints(cv2.minAreaRect(outline)).astype(np.float32)
+    edge, side = corners[1] - corners[0], corners[2] - corners[1]
+    if edge[0] * side[1] - edge[1] * side[0] < 0:
+        corners = corners[::-1].copy()
+    if np.linalg.norm(corners[1] - corners[0]) > np.linalg.norm(corners[2] - corners[1]):
+        corners = np.roll(corners, -1, axis=0)
+    return corners
+
+
+def cut_faces(image: np.ndarray, expected: int) -> list[np.ndarray]:
+    """Returns the BGRA face of each card laid apart in the frame, in reading order.
+
+    Each face is turned upright (its long side vertical) and scaled to
+    ``FACE_WIDTH`` pixels wide; its alpha is the card's outline, so the table
+    showing at the rounded corners is left out.
+
+    :raises UserError: when the frame does not show exactly ``expected`` cards apart.
+    """
+    if image is None or image.size == 0:
+        raise UserError("the frame is empty: check the camera or the image file")
+    outlines = _reading_order(_outlines(image))
+    if len(outlines) != expected:
+        raise UserError(
+            f"found {len(outlines)} cards where {expected} were expected: lay each card "
+            "face up, whole, in view and apart from the others (a finger's width between "
+            "cards), in rows from the top left, with no glare on or between them, and keep "
+            "hands out of the picture"
+        )
+    faces = []
+    mask = np.zeros(image.shape[:2], np.uint8)
+    for outline in outlines:
+        corners = _upright_corners(outline)
+        width = np.linalg.norm(corners[1] - corners[0])
+        height = np.linalg.norm(corners[2] - corners[1])
+        size = (FACE_WIDTH, round(FACE_WIDTH * height / width))
+        target = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32)
+        warp = cv2.getPerspectiveTransform(corners, target)
+        face = cv2.warpPerspective(image, warp, size, flags=cv2.INTER_CUBIC)
+        mask[:] = 0
+        cv2.fillConvexPoly(mask, outline.reshape(-1, 2), 255)
+        alpha = cv2.warpPerspective(mask, warp, size, flags=cv2.INTER_LINEAR)
+        faces.append(np.dstack([face, alpha]))
+    return faces
+
+
+def save_deck(faces: dict[str, np.ndarray], directory: Path) -> None:
+    """Writes each face as ``CARD.png`` (``As``, ``Th``, ``B``...), all at one size.
+
+    :func:`table.vision.faces.load_deck` loads the folder back as a deck.
+    """
+    height = int(np.median([f.shape[0] for f in faces.values()]))
+    directory.mkdir(parents=True, exist_ok=True)
+    for card, face in faces.items():
+        resized = cv2.resize(face, (FACE_WIDTH, height), interpolation=cv2.INTER_AREA)
+        if not cv2.imwrite(str(directory / f"{card}.png"), resized):
+            raise UserError(f"cannot write {directory / card}.png; check the folder is writable")

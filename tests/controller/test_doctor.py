@@ -1,0 +1,38 @@
+"""``ddz-table doctor``: one line per part, a problem named with what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from table.cli import main
+from table.vision.recognize import MODEL_PATH
+
+
+def _config(tmp_path: Path, model: str) -> Path:
+    """A table with a SQLite log and no camera, panel or broker, reading with ``model``."""
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[log]\nurl = "sqlite:///{tmp_path / "log.sqlite3"}"\n[camera]\nmodel = "{model}"\n',
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_doctor_accepts_a_learnt_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["doctor", "--config", str(_config(tmp_path, str(MODEL_PATH)))]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("card reader"))
+    assert "ok" in line and "a model learnt for one deck, 2 networks" in line
+
+
+def test_doctor_names_a_model_file_that_is_no_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    garbage = tmp_path / "learnt.npz"
+    garbage.write_bytes(b"\x00" * 64)
+    assert main(["doctor", "--config", str(_config(tmp_path, str(garbage)))]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("card reader"))
+    assert "PROBLEM" in line and "is not a card reader model" in line
+    assert "database     ok" in out
