@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_vision import run
 
 from table.errors import UserError
-from table.vision.capture import LEARN_ORDER, cut_faces, save_deck
+from table.vision.capture import LEARN_ORDER, cut_cards, save_deck
 from table.vision.faces import HELD_OUT_THEMES
 from table.vision.recognize import load_model
 from table.vision.synth import render_spread
@@ -50,7 +50,8 @@ def shown_faces(theme: str) -> tuple[dict[str, object], int]:
                 list(cards), 500 + k, deck=theme, px_per_mm=LEARN_PX_PER_MM, frame=frame
             )
             try:
-                faces.update(zip(cards, cut_faces(image, len(cards)), strict=True))
+                shown = cut_cards(image, len(cards))
+                faces.update((card, one.face) for card, one in zip(cards, shown, strict=True))
                 break
             except UserError:
                 retakes += 1

@@ -8,6 +8,8 @@ scenes and :mod:`table.vision.train` fine-tunes the reader on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -15,6 +17,7 @@ import numpy as np
 
 from table.errors import UserError
 from table.vision.faces import FACE_WIDTH
+from table.vision.recognize import SURE, Detection
 
 LEARN_ORDER: tuple[tuple[str, ...], ...] = (
     *(tuple(rank + suit for rank in "3456789TJQKA2") for suit in "shdc"),
@@ -34,6 +37,8 @@ LIGHTNESS_WEIGHT = 0.4
 """Weight of lightness in that distance: the shadow a card casts changes little else."""
 TABLE_SHARE = 0.05
 """Share of the frame a dark region must cover to be the table."""
+SHEET_NAME = "shown.png"
+"""The picture of every learnt face with its name, written with the faces."""
 ROW_SHARE = 0.5
 """Cards whose centres differ by less than this share of a card's height lie in one row."""
 
@@ -116,8 +121,16 @@ def _upright_corners(outline: np.ndarray) -> np.ndarray:
     return corners
 
 
-def cut_faces(image: np.ndarray, expected: int) -> list[np.ndarray]:
-    """Returns the BGRA face of each card laid apart in the frame, in reading order.
+@dataclass(frozen=True)
+class ShownCard:
+    """One card of a learning frame: its outline in the frame and its upright BGRA face."""
+
+    outline: np.ndarray
+    face: np.ndarray
+
+
+def cut_cards(image: np.ndarray, expected: int) -> list[ShownCard]:
+    """Returns each card laid apart in the frame, in reading order, with its face cut out.
 
     Each face is turned upright (its long side vertical) and scaled to
     ``FACE_WIDTH`` pixels wide; its alpha is the card's outline, so the table
@@ -135,7 +148,7 @@ def cut_faces(image: np.ndarray, expected: int) -> list[np.ndarray]:
             "cards), in rows from the top left, with no glare on or between them, and keep "
             "hands out of the picture"
         )
-    faces = []
+    shown = []
     mask = np.zeros(image.shape[:2], np.uint8)
     for outline in outlines:
         corners = _upright_corners(outline)
@@ -148,14 +161,64 @@ def cut_faces(image: np.ndarray, expected: int) -> list[np.ndarray]:
         mask[:] = 0
         cv2.fillConvexPoly(mask, outline.reshape(-1, 2), 255)
         alpha = cv2.warpPerspective(mask, warp, size, flags=cv2.INTER_LINEAR)
-        faces.append(np.dstack([face, alpha]))
-    return faces
+        shown.append(ShownCard(outline, np.dstack([face, alpha])))
+    return shown
+
+
+def spoken(card: str) -> str:
+    """Names a card id or rank code as a player says it: ``10``, ``Q``, ``red joker``."""
+    names = {"T": "10", "B": "black joker", "R": "red joker"}
+    return names.get(card[0], card[0])
+
+
+def out_of_order(
+    shown: Sequence[ShownCard], cards: Sequence[str], readings: Sequence[Detection]
+) -> list[tuple[int, str]]:
+    """Lists the shown cards the reader surely reads as another card, by place (from 1).
+
+    Most likely the cards were not laid in the asked order; a face learnt under the
+    wrong name would teach the reader that name.
+    """
+    wrong = []
+    for place, (card, one) in enumerate(zip(cards, shown, strict=True), start=1):
+        outline = one.outline.astype(np.float32)
+        seen = {
+            d.card
+            for d in readings
+            if d.confidence >= SURE
+            and cv2.pointPolygonTest(outline, (float(d.center[0]), float(d.center[1])), False) >= 0
+        }
+        if seen and card[0] not in seen:
+            wrong.append((place, " or ".join(sorted(spoken(code) for code in seen))))
+    return wrong
+
+
+def contact_sheet(faces: dict[str, np.ndarray]) -> np.ndarray:
+    """Returns every face at half size with its name below, a row per group, for a person
+    to check that each face is the card it is named."""
+    width = FACE_WIDTH // 2
+    height = round(width * np.median([f.shape[0] / f.shape[1] for f in faces.values()]))
+    rows = []
+    for cards in LEARN_ORDER:
+        row = np.full((height + 24, width * len(LEARN_ORDER[0]), 3), 255, np.uint8)
+        for col, card in enumerate(c for c in cards if c in faces):
+            face = cv2.resize(faces[card], (width, height), interpolation=cv2.INTER_AREA)
+            alpha = face[..., 3:4].astype(np.float32) / 255
+            tile = face[..., :3] * alpha + 255 * (1 - alpha)
+            row[:height, col * width : (col + 1) * width] = tile.astype(np.uint8)
+            name = spoken(card) + ("" if card in "BR" else card[1])
+            cv2.putText(
+                row, name, (col * width + 4, height + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, 0, 1
+            )
+        rows.append(row)
+    return np.vstack(rows)
 
 
 def save_deck(faces: dict[str, np.ndarray], directory: Path) -> None:
     """Writes each face as ``CARD.png`` (``As``, ``Th``, ``B``...), all at one size.
 
-    :func:`table.vision.faces.load_deck` loads the folder back as a deck.
+    :func:`table.vision.faces.load_deck` loads the folder back as a deck; ``shown.png``
+    (:func:`contact_sheet`) is for a person to check them.
     """
     height = int(np.median([f.shape[0] for f in faces.values()]))
     directory.mkdir(parents=True, exist_ok=True)
@@ -163,3 +226,4 @@ def save_deck(faces: dict[str, np.ndarray], directory: Path) -> None:
         resized = cv2.resize(face, (FACE_WIDTH, height), interpolation=cv2.INTER_AREA)
         if not cv2.imwrite(str(directory / f"{card}.png"), resized):
             raise UserError(f"cannot write {directory / card}.png; check the folder is writable")
+    cv2.imwrite(str(directory / SHEET_NAME), contact_sheet(faces))

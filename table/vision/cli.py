@@ -14,8 +14,15 @@ from table.cli import positive_int
 from table.errors import UserError
 from table.vision.calibration import TableLayout, calibrate, draw_zones, markers_sheet
 from table.vision.camera import Camera, read_image
-from table.vision.capture import LEARN_ORDER, cut_faces, save_deck
-from table.vision.recognize import MODEL_PATH, SURE, Detection, load_model, read_cards
+from table.vision.capture import (
+    LEARN_ORDER,
+    SHEET_NAME,
+    cut_cards,
+    out_of_order,
+    save_deck,
+    spoken,
+)
+from table.vision.recognize import MODEL_PATH, SURE, Detection, Model, load_model, read_cards
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -238,23 +245,28 @@ def _learn(args: argparse.Namespace) -> int:
             f"give {len(LEARN_ORDER)} images ({', '.join(GROUP_NAMES)}) or one camera; "
             f"got {len(args.sources)}"
         )
+    base = load_model()
     faces: dict[str, np.ndarray] = {}
     if len(args.sources) == 1:
         with Camera(args.sources[0]) as camera:
             for name, cards in zip(GROUP_NAMES, LEARN_ORDER, strict=True):
-                faces.update(_shown_group(camera, name, cards))
+                faces.update(_shown_group(camera, name, cards, base))
     else:
-        for source, cards in zip(args.sources, LEARN_ORDER, strict=True):
+        for source, name, cards in zip(args.sources, GROUP_NAMES, LEARN_ORDER, strict=True):
             with Camera(source) as camera:
                 frame = _first_frame(camera, source)
             try:
-                faces.update(zip(cards, cut_faces(frame, len(cards)), strict=True))
+                faces.update(_group_faces(frame, name, cards, base))
             except UserError as error:
                 raise UserError(f"{source}: {error}") from error
     save_deck(faces, args.deck)
-    print(f"wrote the {len(faces)} faces to {args.deck}; fine-tuning the reader", flush=True)
+    print(
+        f"wrote the {len(faces)} faces to {args.deck} (see {args.deck / SHEET_NAME}); "
+        "fine-tuning the reader",
+        flush=True,
+    )
     model = fine_tune(
-        load_model(), str(args.deck.resolve()), args.scenes, args.epochs, args.seed, args.workers
+        base, str(args.deck.resolve()), args.scenes, args.epochs, args.seed, args.workers
     )
     model.save(args.out)
     print(
@@ -272,15 +284,38 @@ def _first_frame(camera: Camera, source: str) -> np.ndarray:
         raise UserError(f"{source} gave no frame") from error
 
 
-def _shown_group(camera: Camera, name: str, cards: tuple[str, ...]) -> dict[str, np.ndarray]:
+def _group_faces(
+    frame: np.ndarray, name: str, cards: tuple[str, ...], model: Model
+) -> dict[str, np.ndarray]:
+    """Cuts one group's faces, and warns of a card the reader surely reads as another."""
+    shown = cut_cards(frame, len(cards))
+    for place, read in out_of_order(shown, cards, read_cards(frame, model)):
+        print(
+            f"check the {name}: card {place} reads as {read}, not {spoken(cards[place - 1])}; "
+            f"they should lie in the order {_order(cards)}",
+            flush=True,
+        )
+    return {card: one.face for card, one in zip(cards, shown, strict=True)}
+
+
+def _order(cards: tuple[str, ...]) -> str:
+    """Says a group's cards in order: ``3 4 5 ... 2`` or ``black joker, red joker``."""
+    return (", " if cards[0] in "BR" else " ").join(spoken(card) for card in cards)
+
+
+def _shown_group(
+    camera: Camera, name: str, cards: tuple[str, ...], model: Model
+) -> dict[str, np.ndarray]:
     """Asks for one group of cards on the table until a frame shows them all apart."""
-    shown = " ".join("10" if card[0] == "T" else card[0] for card in cards)
     while True:
-        input(f"lay the {name} ({shown}) apart, face up, in rows from the top left; press Enter")
+        input(
+            f"lay the {name} ({_order(cards)}) apart, face up, in rows from the top left; "
+            "press Enter"
+        )
         frame = _first_frame(camera, camera.name)
         for _ in range(FRESH_FRAMES - 1 if camera.is_live else 0):
             frame = _first_frame(camera, camera.name)
         try:
-            return dict(zip(cards, cut_faces(frame, len(cards)), strict=True))
+            return _group_faces(frame, name, cards, model)
         except UserError as error:
             print(f"{error}; try again", flush=True)

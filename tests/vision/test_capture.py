@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from table.errors import UserError
-from table.vision.capture import LEARN_ORDER, cut_faces, save_deck
+from table.vision.capture import LEARN_ORDER, cut_cards, save_deck
 from table.vision.faces import CARD_IDS, FACE_WIDTH, find_index_box, load_deck
 from table.vision.synth import render_spread
 
@@ -31,10 +31,10 @@ def _likeness(cut: np.ndarray, face: np.ndarray) -> float:
 def test_a_shown_suit_is_cut_into_its_faces_in_reading_order(design: str) -> None:
     cards = list(LEARN_ORDER[1])
     image, _ = render_spread(cards, seed=3, deck=design, px_per_mm=1.6)
-    faces = cut_faces(image, len(cards))
+    shown = cut_cards(image, len(cards))
     deck = load_deck(design)
-    assert len(faces) == len(cards)
-    for card, face in zip(cards, faces, strict=True):
+    assert len(shown) == len(cards)
+    for card, face in zip(cards, (one.face for one in shown), strict=True):
         assert face.shape[1] == FACE_WIDTH and face.shape[2] == 4
         assert 1.3 < face.shape[0] / face.shape[1] < 1.5
         # Each cut face looks most like the true face of the card laid at its place.
@@ -45,9 +45,9 @@ def test_a_shown_suit_is_cut_into_its_faces_in_reading_order(design: str) -> Non
 def test_a_frame_without_the_expected_cards_apart_is_refused_with_a_message() -> None:
     image, _ = render_spread(list(LEARN_ORDER[0][:12]), seed=3, deck="own0", px_per_mm=1.6)
     with pytest.raises(UserError, match="found 12 cards where 13 were expected: lay each card"):
-        cut_faces(image, 13)
+        cut_cards(image, 13)
     with pytest.raises(UserError, match="the frame is empty"):
-        cut_faces(np.zeros((0, 0, 3), np.uint8), 13)
+        cut_cards(np.zeros((0, 0, 3), np.uint8), 13)
 
 
 def test_a_saved_deck_loads_back_with_its_rank_marks_found(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from table.errors import UserError
 from table.vision import cli
-from table.vision.capture import LEARN_ORDER, cut_faces
+from table.vision.capture import LEARN_ORDER, cut_cards
 from table.vision.synth import render_spread, render_table
 
 
@@ -92,14 +92,16 @@ def test_bad_inputs_are_user_errors(tmp_path: Path) -> None:
         run("vision", "calibrate", "99")
 
 
-def _shown_groups(design: str) -> list[np.ndarray]:
-    """The five frames a person shows to ``vision learn``, retaken when a glare joins two cards."""
+def _shown_groups(
+    design: str, groups: tuple[tuple[str, ...], ...] = LEARN_ORDER
+) -> list[np.ndarray]:
+    """The frames a person shows to ``vision learn``, retaken when a glare joins two cards."""
     shown = []
-    for k, cards in enumerate(LEARN_ORDER):
+    for k, cards in enumerate(groups):
         for frame in range(10):
             image, _ = render_spread(list(cards), 40 + k, deck=design, px_per_mm=1.6, frame=frame)
             try:
-                cut_faces(image, len(cards))
+                cut_cards(image, len(cards))
                 break
             except UserError:
                 continue
@@ -120,8 +122,10 @@ def test_learn_cuts_the_shown_deck_and_writes_a_model_the_reader_takes(
         cv2.imwrite(shown[-1], image)
     deck, model = tmp_path / "deck", tmp_path / "model.npz"
     assert run("vision", "learn", *shown, "--deck", str(deck), "--out", str(model), *TINY) == 0
-    assert len(list(deck.glob("*.png"))) == 54
-    assert f"wrote {model}" in capsys.readouterr().out
+    assert len(list(deck.glob("*.png"))) == 54 + 1  # and the sheet of them, for a person
+    out = capsys.readouterr().out
+    assert f"wrote {model}" in out and f"see {deck / 'shown.png'}" in out
+    assert "check the" not in out  # every card lay where it was asked for
     assert run("vision", "read", str(scene_file), "--json", "--model", str(model)) == 0
     cards = sorted(c["card"] for c in json.loads(capsys.readouterr().out)["cards"])
     assert cards == ["7", "8", "9"]
@@ -150,9 +154,9 @@ def test_learn_from_one_camera_asks_for_each_group_and_again_after_a_bad_frame(
         "lay the clubs",
         "lay the jokers",
     ]
-    assert "lay the jokers (B R) apart" in prompts[-1]
+    assert "lay the jokers (black joker, red joker) apart" in prompts[-1]
     assert "found 0 cards where 13 were expected" in capsys.readouterr().out
-    assert len(list(deck.glob("*.png"))) == 54
+    assert len(list(deck.glob("??.png"))) == 52
 
 
 def test_learn_names_the_frame_that_does_not_show_its_cards(tmp_path: Path) -> None:
@@ -174,3 +178,22 @@ def test_a_file_that_is_no_model_is_refused_with_a_message(
         run("vision", "read", str(scene_file), "--model", str(garbage))
     with pytest.raises(UserError, match="is not a card reader model"):
         run("vision", "show", str(scene_file), "--model", str(tmp_path / "missing.npz"))
+
+
+def test_learn_warns_of_cards_laid_out_of_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spades = list(LEARN_ORDER[0])
+    spades[1], spades[4] = spades[4], spades[1]  # the 4 and the 7 swapped
+    shown = []
+    for k, image in enumerate(_shown_groups("own1", (tuple(spades), *LEARN_ORDER[1:]))):
+        shown.append(str(tmp_path / f"group{k}.png"))
+        cv2.imwrite(shown[-1], image)
+    argv = [*shown, "--deck", str(tmp_path / "deck"), "--out", str(tmp_path / "m.npz"), *TINY]
+    assert run("vision", "learn", *argv) == 0
+    warnings = [x for x in capsys.readouterr().out.splitlines() if x.startswith("check the")]
+    order = "they should lie in the order 3 4 5 6 7 8 9 10 J Q K A 2"
+    assert warnings == [
+        f"check the spades: card 2 reads as 7, not 4; {order}",
+        f"check the spades: card 5 reads as 4, not 7; {order}",
+    ]
