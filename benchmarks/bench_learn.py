@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np
 from bench_vision import run
 
 from table.errors import UserError
@@ -40,9 +41,9 @@ RETAKES = 20
 """Frames tried per group before giving up on a design."""
 
 
-def shown_faces(theme: str) -> tuple[dict[str, object], int]:
+def shown_faces(theme: str) -> tuple[dict[str, np.ndarray], int]:
     """Returns the faces cut from the five learning frames of a design, and the retakes."""
-    faces: dict[str, object] = {}
+    faces: dict[str, np.ndarray] = {}
     retakes = 0
     for k, cards in enumerate(LEARN_ORDER):
         for frame in range(RETAKES):

@@ -17,10 +17,11 @@ import numpy as np
 
 from table.errors import UserError
 from table.vision.faces import FACE_WIDTH
-from table.vision.recognize import SURE, Detection
+from table.vision.recognize import SUITS, SURE, Detection
+from table.vision.synth import RANK_CODES
 
 LEARN_ORDER: tuple[tuple[str, ...], ...] = (
-    *(tuple(rank + suit for rank in "3456789TJQKA2") for suit in "shdc"),
+    *(tuple(rank + suit for rank in RANK_CODES[:-2]) for suit in SUITS),
     ("B", "R"),
 )
 """The cards of each frame shown to ``vision learn``, in reading order: a suit from 3 to 2
@@ -30,7 +31,7 @@ CARD_ASPECT = (1.15, 1.75)
 LEAST_CARD_AREA = 1500
 """Pixels a card must cover: a card 80 px wide covers about 9000."""
 TABLE_OPEN = (3, 3)
-"""Opening, in pixels, that keeps the table and drops dark lines thinner than it."""
+"""Opening, in pixels, that drops specks of table colour (noise, a green print on a card)."""
 TABLE_COLOUR = 30.0
 """Lab distance from the table's colour within which a pixel may be table (felt or wood)."""
 LIGHTNESS_WEIGHT = 0.4
