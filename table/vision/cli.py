@@ -245,6 +245,8 @@ def _learn(args: argparse.Namespace) -> int:
             f"give {len(LEARN_ORDER)} images ({', '.join(GROUP_NAMES)}) or one camera; "
             f"got {len(args.sources)}"
         )
+    if not args.out.parent.is_dir():
+        raise UserError(f"cannot write {args.out}: no folder {args.out.parent}")
     base = load_model()
     faces: dict[str, np.ndarray] = {}
     if len(args.sources) == 1:
@@ -268,7 +270,10 @@ def _learn(args: argparse.Namespace) -> int:
     model = fine_tune(
         base, str(args.deck.resolve()), args.scenes, args.epochs, args.seed, args.workers
     )
-    model.save(args.out)
+    try:
+        model.save(args.out)
+    except OSError as error:
+        raise UserError(f"cannot write {args.out} ({error}); give --out a writable file") from error
     print(
         f"wrote {args.out}: read with --model {args.out}, or set [camera] model in the "
         "table's config"
@@ -308,10 +313,15 @@ def _shown_group(
 ) -> dict[str, np.ndarray]:
     """Asks for one group of cards on the table until a frame shows them all apart."""
     while True:
-        input(
-            f"lay the {name} ({_order(cards)}) apart, face up, in rows from the top left; "
-            "press Enter"
-        )
+        try:
+            input(
+                f"lay the {name} ({_order(cards)}) apart, face up, in rows from the top left; "
+                "press Enter"
+            )
+        except EOFError as error:
+            raise UserError(
+                "no one at the keyboard to say when the cards lie; give five image files instead"
+            ) from error
         frame = _first_frame(camera, camera.name)
         for _ in range(FRESH_FRAMES - 1 if camera.is_live else 0):
             frame = _first_frame(camera, camera.name)

@@ -167,6 +167,24 @@ def test_learn_names_the_frame_that_does_not_show_its_cards(tmp_path: Path) -> N
     with pytest.raises(UserError, match=f"{empty}: found 0 cards where 13 were expected"):
         run("vision", "learn", *[str(empty)] * 5, "--deck", str(tmp_path / "deck"))
     assert not (tmp_path / "deck").exists()
+    with pytest.raises(UserError, match=r"cannot write .*: no folder"):
+        run("vision", "learn", *[str(empty)] * 5, "--out", str(tmp_path / "no" / "m.npz"))
+
+
+def test_learn_from_a_camera_without_a_keyboard_says_to_give_images(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    video = tmp_path / "shown.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1280, 720))
+    writer.write(np.full((720, 1280, 3), 90, np.uint8))
+    writer.release()
+
+    def closed(prompt: str) -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", closed)
+    with pytest.raises(UserError, match=r"no one at the keyboard .* give five image files"):
+        run("vision", "learn", str(video), "--deck", str(tmp_path / "deck"))
 
 
 def test_a_file_that_is_no_model_is_refused_with_a_message(
