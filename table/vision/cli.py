@@ -74,15 +74,24 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "up, in rows from the top left: the spades from 3 to 2, the hearts, the diamonds, "
         "the clubs (each 3 4 5 6 7 8 9 10 J Q K A 2), then the black and the red joker. "
         "Give five image files (or other sources), or one camera and lay each group "
-        "when asked. Takes a few minutes.",
+        "when asked. Takes about 2 minutes on 2 cores.",
     )
     p.add_argument("sources", nargs="+", help="five images, or one camera index or stream URL")
-    p.add_argument("--deck", type=Path, default=Path("learnt-deck"), help="folder for the faces")
-    p.add_argument("--out", type=Path, default=Path("learnt-model.npz"))
-    p.add_argument("--scenes", type=positive_int, default=600, help="rendered scenes per network")
-    p.add_argument("--epochs", type=positive_int, default=4)
-    p.add_argument("--seed", type=int, default=100)
-    p.add_argument("--workers", type=positive_int, default=2)
+    p.add_argument(
+        "--deck", type=Path, default=Path("learnt-deck"), help="folder for the faces (learnt-deck)"
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=Path("learnt-model.npz"),
+        help="model to write (learnt-model.npz); set [camera] model to it",
+    )
+    p.add_argument(
+        "--scenes", type=positive_int, default=600, help="rendered scenes per network (600)"
+    )
+    p.add_argument("--epochs", type=positive_int, default=4, help="passes over them (4)")
+    p.add_argument("--seed", type=int, default=100, help="seed of the rendered scenes (100)")
+    p.add_argument("--workers", type=positive_int, default=2, help="rendering processes (2)")
     p.set_defaults(func=_learn)
 
 
