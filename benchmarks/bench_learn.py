@@ -33,7 +33,7 @@ from table.vision.capture import LEARN_ORDER, cut_cards, save_deck
 from table.vision.faces import HELD_OUT_THEMES
 from table.vision.recognize import load_model
 from table.vision.synth import render_spread
-from table.vision.train import fine_tune
+from table.vision.train import LEARN_EPOCHS, LEARN_SCENES, LEARN_SEED, fine_tune
 
 LEARN_PX_PER_MM = 1.6
 """Scale of the learning frames: a card about 100 px wide, the middle of the benchmark's."""
@@ -67,8 +67,8 @@ def main() -> int:
     parser.add_argument("--themes", nargs="+", default=list(HELD_OUT_THEMES))
     parser.add_argument("--scenes", type=int, default=30, help="scored scenes per design")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--learn-scenes", type=int, default=600, help="per network")
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--learn-scenes", type=int, default=LEARN_SCENES, help="per network")
+    parser.add_argument("--epochs", type=int, default=LEARN_EPOCHS)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args()
@@ -79,7 +79,9 @@ def main() -> int:
             faces, retakes = shown_faces(theme)
             save_deck(faces, Path(folder))
             start = time.perf_counter()
-            learnt = fine_tune(base, folder, args.learn_scenes, args.epochs, 100, args.workers)
+            learnt = fine_tune(
+                base, folder, args.learn_scenes, args.epochs, LEARN_SEED, args.workers
+            )
             took = time.perf_counter() - start
             print(f"{theme}: learnt in {took:.0f} s ({retakes} frames taken again)", flush=True)
             before = run([theme], args.scenes, args.seed, base)

@@ -75,23 +75,24 @@ def _outlines(image: np.ndarray) -> list[np.ndarray]:
     large = 1 + np.nonzero(stats[1:, cv2.CC_STAT_AREA] > TABLE_SHARE * dark.size)[0]
     mask = (~np.isin(labels, large)).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    cards = []
+    cards: list[tuple[float, np.ndarray]] = []
     for contour in contours:
         hull = cv2.convexHull(contour)
         x, y, w, h = cv2.boundingRect(hull)
         if x == 0 or y == 0 or x + w == width or y + h == height:
             continue
-        (_, _), (w, h), _ = cv2.minAreaRect(hull)
-        if min(w, h) < 1 or cv2.contourArea(hull) < LEAST_CARD_AREA:
+        (_, _), (side, other), _ = cv2.minAreaRect(hull)
+        area = cv2.contourArea(hull)
+        if min(side, other) < 1 or area < LEAST_CARD_AREA:
             continue
-        aspect = max(w, h) / min(w, h)
+        aspect = max(side, other) / min(side, other)
         # A card's outline fills its box but for the rounded corners.
-        if CARD_ASPECT[0] <= aspect <= CARD_ASPECT[1] and cv2.contourArea(hull) > 0.85 * w * h:
-            cards.append(hull)
+        if CARD_ASPECT[0] <= aspect <= CARD_ASPECT[1] and area > 0.85 * side * other:
+            cards.append((area, hull))
     if not cards:
-        return cards
-    usual = float(np.median([cv2.contourArea(c) for c in cards]))
-    return [c for c in cards if 0.5 * usual <= cv2.contourArea(c) <= 2 * usual]
+        return []
+    usual = float(np.median([area for area, _ in cards]))
+    return [hull for area, hull in cards if 0.5 * usual <= area <= 2 * usual]
 
 
 def _reading_order(outlines: list[np.ndarray]) -> list[np.ndarray]:
@@ -222,7 +223,10 @@ def save_deck(faces: dict[str, np.ndarray], directory: Path) -> None:
     (:func:`contact_sheet`) is for a person to check them.
     """
     height = int(np.median([f.shape[0] for f in faces.values()]))
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"cannot make the deck folder {directory} ({error})") from error
     for card, face in faces.items():
         resized = cv2.resize(face, (FACE_WIDTH, height), interpolation=cv2.INTER_AREA)
         if not cv2.imwrite(str(directory / f"{card}.png"), resized):

@@ -23,6 +23,7 @@ from table.vision.capture import (
     spoken,
 )
 from table.vision.recognize import MODEL_PATH, SURE, Detection, Model, load_model, read_cards
+from table.vision.train import LEARN_EPOCHS, LEARN_SCENES, LEARN_SEED, fine_tune
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -87,10 +88,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="model to write (learnt-model.npz); set [camera] model to it",
     )
     p.add_argument(
-        "--scenes", type=positive_int, default=600, help="rendered scenes per network (600)"
+        "--scenes",
+        type=positive_int,
+        default=LEARN_SCENES,
+        help=f"rendered scenes per network ({LEARN_SCENES})",
     )
-    p.add_argument("--epochs", type=positive_int, default=4, help="passes over them (4)")
-    p.add_argument("--seed", type=int, default=100, help="seed of the rendered scenes (100)")
+    p.add_argument(
+        "--epochs", type=positive_int, default=LEARN_EPOCHS, help=f"passes ({LEARN_EPOCHS})"
+    )
+    p.add_argument(
+        "--seed", type=int, default=LEARN_SEED, help=f"seed of the scenes ({LEARN_SEED})"
+    )
     p.add_argument("--workers", type=positive_int, default=2, help="rendering processes (2)")
     p.set_defaults(func=_learn)
 
@@ -247,8 +255,6 @@ FRESH_FRAMES = 5
 
 def _learn(args: argparse.Namespace) -> int:
     """Cuts the shown deck's faces, saves them, and fine-tunes the reader on them."""
-    from table.vision.train import fine_tune
-
     if len(args.sources) not in (1, len(LEARN_ORDER)):
         raise UserError(
             f"give {len(LEARN_ORDER)} images ({', '.join(GROUP_NAMES)}) or one camera; "
@@ -256,6 +262,8 @@ def _learn(args: argparse.Namespace) -> int:
         )
     if not args.out.parent.is_dir():
         raise UserError(f"cannot write {args.out}: no folder {args.out.parent}")
+    if args.deck.exists() and not args.deck.is_dir():
+        raise UserError(f"--deck {args.deck} is a file; give a folder for the faces")
     base = load_model()
     faces: dict[str, np.ndarray] = {}
     if len(args.sources) == 1:

@@ -198,7 +198,8 @@ def find_index_box(
 def load_deck(name: str) -> Deck:
     """Loads a theme (rendering it first), draws an own or typeset deck, or reads a learnt one.
 
-    ``name`` is a theme, ``own<N>``, ``font<N>`` or the folder of a learnt deck.
+    ``name`` is a theme, ``own<N>``, ``font<N>`` or the path of a learnt deck's folder
+    (a name with a ``/``, so that a folder named like a theme never hides it).
 
     :raises UserError: for a ``font<N>`` deck when no usable font is installed.
     """
@@ -208,14 +209,14 @@ def load_deck(name: str) -> Deck:
         from table.vision import typeset  # here, not at the top: typeset builds on this module
 
         return typeset.typeset_deck(int(name[4:]))
-    if Path(name).is_dir():
+    if "/" in name:
         return _folder_deck(Path(name))
     sheet = _sheet(name)
     height, width = sheet.shape[:2]
     cell_w, cell_h = width / 13, height / 5
     faces: dict[str, np.ndarray] = {}
-    ids = [[rank + suit for rank in RANKS] for suit in SHEET_SUITS] + [["B", "R"]]
-    for row, names in enumerate(ids):
+    per_row = len(RANKS)
+    for row, names in enumerate(CARD_IDS[i : i + per_row] for i in range(0, 54, per_row)):
         for col, card in enumerate(names):
             cell = sheet[
                 round(row * cell_h) : round((row + 1) * cell_h),
@@ -240,6 +241,8 @@ def _folder_deck(folder: Path) -> Deck:
 
     :raises UserError: when a card's face is missing or unreadable.
     """
+    if not folder.is_dir():
+        raise UserError(f"no learnt deck folder {folder}; learn one with ddz-table vision learn")
     faces: dict[str, np.ndarray] = {}
     for card in CARD_IDS:
         face = cv2.imread(str(folder / f"{card}.png"), cv2.IMREAD_UNCHANGED)

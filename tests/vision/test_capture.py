@@ -65,6 +65,8 @@ def test_a_deck_folder_missing_a_face_is_refused_with_a_message(tmp_path: Path) 
     save_deck({card: source.faces[card] for card in CARD_IDS if card != "Qd"}, tmp_path / "d")
     with pytest.raises(UserError, match=r"has no readable face Qd\.png; learn the deck again"):
         load_deck(str(tmp_path / "d"))
+    with pytest.raises(UserError, match=r"no learnt deck folder .*; learn one with"):
+        load_deck(str(tmp_path / "nowhere"))
 
 
 def test_a_face_whose_mark_the_camera_lost_gets_the_deck_s_usual_mark_box(

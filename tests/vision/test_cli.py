@@ -169,6 +169,8 @@ def test_learn_names_the_frame_that_does_not_show_its_cards(tmp_path: Path) -> N
     assert not (tmp_path / "deck").exists()
     with pytest.raises(UserError, match=r"cannot write .*: no folder"):
         run("vision", "learn", *[str(empty)] * 5, "--out", str(tmp_path / "no" / "m.npz"))
+    with pytest.raises(UserError, match=r"--deck .* is a file; give a folder"):
+        run("vision", "learn", *[str(empty)] * 5, "--deck", str(empty))
 
 
 def test_learn_from_a_camera_without_a_keyboard_says_to_give_images(
