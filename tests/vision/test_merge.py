@@ -131,6 +131,27 @@ def test_two_surely_read_suits_are_two_cards_where_one_card_would_show_its_corne
     assert len(same) == 1
 
 
+def test_a_red_and_a_black_card_of_one_rank_are_two_cards_where_one_shows_its_corners() -> None:
+    """A pair fanned with one card head to foot, no suit read: the inks' colours part it.
+    One card's two corners differ a little (uneven light, JPEG), and stay one card."""
+    top, turned = reading("8", 0.99, 100, 100, 0), reading("8", 0.97, 160, 190, 180)
+    assert len(merge([top, turned], redness=lambda d: 90.0 if d is turned else 0.0)) == 2
+    assert len(merge([top, turned], redness=lambda d: 20.0 if d is turned else 0.0)) == 1
+
+
+def test_colour_is_measured_only_for_readings_about_to_be_joined() -> None:
+    asked: list[str] = []
+
+    def redness(d: Detection) -> float:
+        asked.append(d.card)
+        return 0.0
+
+    merge([reading("8", 0.99, 100, 100), reading("3", 0.97, 160, 190, 180)], redness=redness)
+    assert asked == []
+    merge([reading("8", 0.99, 100, 100), reading("8", 0.97, 160, 190, 180)], redness=redness)
+    assert asked == ["8", "8"]
+
+
 def test_a_reading_much_smaller_than_the_frames_marks_is_a_piece() -> None:
     """The bowl of a turned 9 read as a Q at the far corner; a joker's small letter stays."""
     nines = [reading("9", 0.99, 100 + 40 * i, 100, size=12) for i in range(3)]
