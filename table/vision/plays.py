@@ -81,19 +81,13 @@ def new_cards(
             used.add(match)
     fresh: list[Detection] = []
     for det in pending:
-        reach = CARD_REACH * max(_side(det), 1.0)
+        reach = CARD_REACH * max(det.size, 1.0)
         match = _nearest(baseline, det, used, reach)
         if match is None:
             fresh.append(det)
         else:
             used.add(match)
     return fresh
-
-
-def _side(det: Detection) -> float:
-    """Returns the side of a reading's mark box in pixels."""
-    (x0, y0), (x1, y1) = det.box[0], det.box[1]
-    return float(((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
 
 
 def _nearest(

@@ -125,6 +125,12 @@ class Detection:
     box: tuple[tuple[float, float], ...]
     angle: float = 0.0
 
+    @property
+    def size(self) -> float:
+        """Returns the side of the mark's box in pixels: the unit of distances between marks."""
+        (x0, y0), (x1, y1) = self.box[0], self.box[1]
+        return math.hypot(x1 - x0, y1 - y0)
+
     def to_dict(self) -> dict[str, object]:
         """Returns plain data for JSON output."""
         return {
@@ -615,11 +621,11 @@ def _without_pieces(found: list[Detection]) -> list[Detection]:
 
     Jokers are kept: some designs print the letters of ``JOKER`` smaller than ranks.
     """
-    sizes = [_size(d) for d in found if d.confidence >= SURE and d.card not in "BR"]
+    sizes = [d.size for d in found if d.confidence >= SURE and d.card not in "BR"]
     if not sizes:
         return found
     least = PIECE_SIZE * float(np.median(sizes))
-    return [d for d in found if d.card in "BR" or _size(d) >= least]
+    return [d for d in found if d.card in "BR" or d.size >= least]
 
 
 def _detection(
@@ -635,12 +641,6 @@ def _detection(
     return Detection(
         code, suit, conf, (float(centre[0]), float(centre[1])), box, float(np.degrees(angle) % 360)
     )
-
-
-def _size(d: Detection) -> float:
-    """Returns the side of a detection's mark box."""
-    (x0, y0), (x1, y1) = d.box[0], d.box[1]
-    return math.hypot(x1 - x0, y1 - y0)
 
 
 def _opposite_on_one_card(u: float, v: float, turn: float, size: float) -> bool:
@@ -696,7 +696,7 @@ def merge(
     """
     kept: list[tuple[Detection, float]] = []
     for d in sorted(found, key=lambda d: -d.confidence):
-        d_size = _size(d)
+        d_size = d.size
         duplicate = False
         for k, k_size in kept:
             dx, dy = d.center[0] - k.center[0], d.center[1] - k.center[1]
