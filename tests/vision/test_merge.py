@@ -50,6 +50,14 @@ def test_one_joker_read_at_its_four_corners_is_one_card() -> None:
     assert len(kept) == 1
 
 
+def test_a_fanned_pair_of_red_jokers_is_two_cards() -> None:
+    """Two decks: the second joker shows its mark along the first one's top edge."""
+    kept = merge([reading("R", 0.99, 100, 100, 10), reading("R", 0.98, 130, 105, 12)])
+    assert len(kept) == 2
+    letters = merge([reading("R", 0.99, 100, 100, 10), reading("R", 0.98, 102, 115, 12)])
+    assert len(letters) == 1
+
+
 def test_cards_of_one_rank_fanned_side_by_side_stay_apart() -> None:
     kept = merge([reading("3", 0.99, 100 + 30 * i, 100) for i in range(3)])
     assert len(kept) == 3

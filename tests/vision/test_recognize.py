@@ -62,6 +62,22 @@ def test_red_and_black_jokers_are_never_swapped() -> None:
     assert total.right >= 0.4 * total.cards, total.to_dict()
 
 
+def test_a_fanned_pair_of_jokers_of_one_colour_is_two_cards() -> None:
+    """Four players play with two decks, and a pair of red or of black jokers is a play:
+    the second joker's mark, along the first's top edge, is another card, not one of
+    the first joker's letters or corners."""
+    total = Score()
+    for deck in ("bonded", "plastic", "simplistic", "tango_nuevo"):
+        for seed in range(6):
+            image, truth = render_table(
+                {"seat0": [["R", "R"]], "seat2": [["B", "B"]]}, seed=seed, deck=deck, px_per_mm=1.5
+            )
+            total.add(score_scene(truth, read_cards(image)))
+    assert total.cards >= 90  # a mark partly under the next card does not count
+    assert total.right >= 0.8 * total.cards, total.to_dict()
+    assert total.joker_swaps == 0
+
+
 @pytest.mark.parametrize("joker", ["R", "B"])
 def test_a_thin_lettered_joker_is_one_card_of_its_colour(joker: str) -> None:
     """The own0 joker's letters are 5 px tall: JPEG smears their red over the paper
