@@ -707,7 +707,9 @@ def merge(
     (a pair), wherever they lie; so are two with the table showing between them
     (``table``, the 0/1 mask of ``_table``), and two where one card would show its
     corners but whose inks differ in colour (``redness``, asked only then, by more
-    than ``COLOURS_APART``): a red and a black card of a pair.
+    than ``COLOURS_APART``): a red and a black card of a pair. A joker's readings
+    of one colour are joined further and at any turn, but not where the next card
+    of a fanned pair of jokers shows its mark (``_next_in_fan``).
     """
     kept: list[tuple[Detection, float]] = []
     for d in sorted(found, key=lambda d: -d.confidence):
