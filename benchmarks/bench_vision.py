@@ -3,7 +3,8 @@
 Renders scenes of every held-out aisleriot design (never used in training or
 tuning), reads them, and prints per design: per-card rank accuracy, share of plays
 read entirely right, invented readings per card, red/black joker swaps; then the
-median milliseconds per frame on one core.
+median milliseconds per frame on one core. ``--joker-pairs`` also scores fanned pairs of
+red and of black jokers (four players play with two decks).
 
     .venv/bin/python benchmarks/bench_vision.py --scenes 40 --seed 7
 """
@@ -104,6 +105,38 @@ def guesses(themes: list[str], scenes: int, seed: int) -> dict[str, float]:
     return out
 
 
+def joker_pairs(themes: list[str], scenes: int, seed: int) -> dict[str, dict[str, object]]:
+    """Scores fanned pairs of red and of black jokers, a play when four play with two decks."""
+    model = load_model()
+    out: dict[str, dict[str, object]] = {}
+    total = Score()
+    for t, theme in enumerate(themes):
+        score = Score()
+        for i in range(scenes):
+            scene_seed = 30_000_000 + seed * 100_000 + t * 1000 + i
+            rng = np.random.default_rng(scene_seed)
+            image, truth = render_table(
+                {"seat0": [["R", "R"]], "seat2": [["B", "B"]]},
+                seed=scene_seed,
+                deck=theme,
+                px_per_mm=float(rng.uniform(1.27, 1.9)),
+            )
+            score.add(score_scene(truth, read_cards(image, model)))
+        out[theme] = score.to_dict()
+        total.add(score)
+        print(
+            f"{theme:14s} joker pairs: {score.right} of {score.cards} jokers right, "
+            f"{score.plays_right} of {score.plays} pairs, swaps {score.joker_swaps}",
+            flush=True,
+        )
+    out["all"] = total.to_dict()
+    print(
+        f"{'all':14s} joker pairs: {total.right} of {total.cards} jokers right, "
+        f"{total.plays_right} of {total.plays} pairs, swaps {total.joker_swaps}"
+    )
+    return out
+
+
 def main() -> int:
     """Parses the options and runs the benchmark."""
     parser = argparse.ArgumentParser(description="card-vision accuracy and speed benchmark")
@@ -114,12 +147,17 @@ def main() -> int:
     parser.add_argument(
         "--unreadable", action="store_true", help="also count sure readings on non-English designs"
     )
+    parser.add_argument(
+        "--joker-pairs", action="store_true", help="also score fanned pairs of jokers of one colour"
+    )
     args = parser.parse_args()
     themes = [t for t in args.themes if t.startswith("own") or (THEME_DIR / f"{t}.svgz").exists()]
     results: dict[str, object] = dict(run(themes, args.scenes, args.seed))
     if args.unreadable:
         present = [t for t in UNREADABLE_THEMES if (THEME_DIR / f"{t}.svgz").exists()]
         results["unreadable"] = guesses(present, max(1, args.scenes // 4), args.seed)
+    if args.joker_pairs:
+        results["joker_pairs"] = joker_pairs(themes, max(1, args.scenes // 3), args.seed)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=2)
