@@ -706,31 +706,25 @@ def merge(
     Two readings of one rank with two surely read suits that differ are two cards
     (a pair), wherever they lie; so are two with the table showing between them
     (``table``, the 0/1 mask of ``_table``), and two where one card would show its
-    corners but whose inks differ in colour (``redness``, asked only then, by more
-    than ``COLOURS_APART``): a red and a black card of a pair. A joker's readings
-    of one colour are joined further and at any turn, but not where the next card
-    of a fanned pair of jokers shows its mark (``_next_in_fan``).
+    corners but whose inks differ in colour (``_inks_differ``): a red and a black
+    card of a pair. A joker's readings of one colour are joined further and at any
+    turn, but not where the next card of a fanned pair of jokers shows its mark
+    (``_next_in_fan``). Far corners are joined last (``_join_far_corners``).
     """
     kept: list[tuple[Detection, float]] = []
     for d in sorted(found, key=lambda d: -d.confidence):
         d_size = d.size
         duplicate = False
         for k, k_size in kept:
-            dx, dy = d.center[0] - k.center[0], d.center[1] - k.center[1]
-            dist = math.hypot(dx, dy)
+            dist = math.hypot(d.center[0] - k.center[0], d.center[1] - k.center[1])
             size = max(k_size, d_size)
             if dist < SAME_SPOT * size:
                 duplicate = True
                 break
-            if k.card != d.card or (d.suit and k.suit and d.suit != k.suit):
+            if not _may_be_one_card(k, d, table):
                 continue
-            turn = abs((d.angle - k.angle + 180) % 360 - 180)
-            if table is not None and dist >= PIECE_REACH * size and _table_between(table, d, k):
-                continue
-            # Where the other mark lies in the card's frame (u along its width).
-            a = math.radians(k.angle)
-            u = dx * math.cos(a) + dy * math.sin(a)
-            v = -dx * math.sin(a) + dy * math.cos(a)
+            turn = _turn(k, d)
+            u, v = _in_card_frame(k, d)
             if d.card in "BR":
                 # A same-colour reading nearby is the joker's letters or another of its
                 # corners (some designs mark all four), at any turn, unless it is where
@@ -743,11 +737,72 @@ def merge(
             elif dist < PIECE_REACH * size and turn < 40:
                 duplicate = True
                 break
-            if _opposite_on_one_card(u, v, turn, size) or _below_on_one_card(u, v, turn, size):
-                if redness is not None and abs(redness(d) - redness(k)) > COLOURS_APART:
-                    continue
+            if _below_on_one_card(u, v, turn, size) and not _inks_differ(k, d, redness):
                 duplicate = True
                 break
         if not duplicate:
             kept.append((d, d_size))
-    return [d for d, _ in kept]
+    return _join_far_corners([d for d, _ in kept], table, redness)
+
+
+def _join_far_corners(
+    cards: list[Detection],
+    table: np.ndarray | None,
+    redness: Callable[[Detection], float] | None,
+) -> list[Detection]:
+    """Joins each far-corner reading to one top-left mark, the nearest along first.
+
+    In a fan of one rank, the top card's far corner also lies down and right of the
+    marks of the cards under it, each a fan step further along; its own mark is the
+    nearest. Taking the pairs one to one, nearest first, keeps the others as cards.
+    The surer reading of a pair stays.
+    """
+    pairs: list[tuple[float, int, int]] = []  # (how far along, surer, less sure)
+    for i, k in enumerate(cards):
+        for j in range(i + 1, len(cards)):
+            d = cards[j]
+            size = max(k.size, d.size)
+            u, v = _in_card_frame(k, d)
+            if (
+                _opposite_on_one_card(u, v, _turn(k, d), size)
+                and _may_be_one_card(k, d, table)
+                and not _inks_differ(k, d, redness)
+            ):
+                pairs.append((abs(u) / size, i, j))
+    joined: set[int] = set()
+    gone: set[int] = set()
+    for _, i, j in sorted(pairs):
+        if i not in joined and j not in joined:
+            joined.update((i, j))
+            gone.add(j)
+    return [d for n, d in enumerate(cards) if n not in gone]
+
+
+def _may_be_one_card(k: Detection, d: Detection, table: np.ndarray | None) -> bool:
+    """Tells whether two readings may be one card's: one rank, no two surely read suits
+    that differ, and no table between them."""
+    if k.card != d.card or (d.suit and k.suit and d.suit != k.suit):
+        return False
+    size = max(k.size, d.size)
+    dist = math.hypot(d.center[0] - k.center[0], d.center[1] - k.center[1])
+    return table is None or dist < PIECE_REACH * size or not _table_between(table, d, k)
+
+
+def _inks_differ(k: Detection, d: Detection, redness: Callable[[Detection], float] | None) -> bool:
+    """Tells whether two corner readings' inks are of two colours: a red and a black card.
+
+    Colour is asked only here, for a pair about to be joined as one card's corners.
+    """
+    return redness is not None and abs(redness(d) - redness(k)) > COLOURS_APART
+
+
+def _turn(k: Detection, d: Detection) -> float:
+    """Returns the angle between two readings' cards, 0 to 180 degrees."""
+    return abs((d.angle - k.angle + 180) % 360 - 180)
+
+
+def _in_card_frame(k: Detection, d: Detection) -> tuple[float, float]:
+    """Returns where ``d`` lies in ``k``'s card frame: ``u`` along its width, ``v`` down it."""
+    dx, dy = d.center[0] - k.center[0], d.center[1] - k.center[1]
+    a = math.radians(k.angle)
+    return dx * math.cos(a) + dy * math.sin(a), -dx * math.sin(a) + dy * math.cos(a)

@@ -116,6 +116,16 @@ def test_a_fanned_pair_of_one_suit_stays_two_cards() -> None:
     assert len(kept) == 2
 
 
+def test_the_top_card_of_a_fanned_pair_of_one_suit_keeps_its_own_far_corner() -> None:
+    """Two decks: the top card's far corner lies down and right of both cards' marks;
+    it is the nearer one's, and the card under it stays a card."""
+    under, top = reading("8", 0.97, 100, 100, suit="h"), reading("8", 0.98, 130, 100, suit="h")
+    far = reading("8", 0.99, 190, 190, 180, suit="h")
+    kept = merge([under, top, far])
+    assert len(kept) == 2
+    assert under in kept
+
+
 def test_a_tightly_fanned_pair_with_large_marks_stays_two_cards() -> None:
     """Large marks on a tight fan: the next card's mark lies 1.2 mark sizes along."""
     kept = merge([reading("Q", 0.99, 100, 100, size=20), reading("Q", 0.98, 124, 101, size=20)])

@@ -78,6 +78,23 @@ def test_a_fanned_pair_of_jokers_of_one_colour_is_two_cards() -> None:
     assert total.joker_swaps == 0
 
 
+def test_fanned_pairs_of_one_suit_are_two_cards() -> None:
+    """Two decks give pairs of one suit, which no suit reading parts: the top card's
+    far corner lies down and right of both marks, and joins only its own."""
+    total = Score()
+    for deck in ("paris", "plastic", "own1", "font20"):
+        for seed in range(6):
+            image, truth = render_table(
+                {"seat0": [["8h", "8h"]], "seat2": [["Ks", "Ks", "Kc", "Kc"]]},
+                seed=seed,
+                deck=deck,
+                px_per_mm=1.5,
+            )
+            total.add(score_scene(truth, read_cards(image)))
+    assert total.cards >= 130
+    assert total.right >= 0.95 * total.cards, total.to_dict()
+
+
 @pytest.mark.parametrize("joker", ["R", "B"])
 def test_a_thin_lettered_joker_is_one_card_of_its_colour(joker: str) -> None:
     """The own0 joker's letters are 5 px tall: JPEG smears their red over the paper
