@@ -3,8 +3,9 @@
 Renders scenes of every held-out aisleriot design (never used in training or
 tuning), reads them, and prints per design: per-card rank accuracy, share of plays
 read entirely right, invented readings per card, red/black joker swaps; then the
-median milliseconds per frame on one core. ``--joker-pairs`` also scores fanned pairs of
-red and of black jokers (four players play with two decks).
+median milliseconds per frame on one core. ``--laid joker-pairs dou-dizhu`` also scores
+scenes of chosen plays: fanned pairs of red and of black jokers (four players play with
+two decks), and a bomb, a chain of pairs, a triple with one and a pair of one suit.
 
     .venv/bin/python benchmarks/bench_vision.py --scenes 40 --seed 7
 """
@@ -105,8 +106,34 @@ def guesses(themes: list[str], scenes: int, seed: int) -> dict[str, float]:
     return out
 
 
-def joker_pairs(themes: list[str], scenes: int, seed: int) -> dict[str, dict[str, object]]:
-    """Scores fanned pairs of red and of black jokers, a play when four play with two decks."""
+CHAIN_RANKS = "3456789TJQKA"
+"""Ranks a chain may hold, from which the plays of ``dou_dizhu_plays`` are drawn."""
+
+
+def joker_pairs(rng: np.random.Generator) -> dict[str, list[list[str]]]:
+    """Lays a fanned pair of red and one of black jokers (four players, two decks)."""
+    return {"seat0": [["R", "R"]], "seat2": [["B", "B"]]}
+
+
+def dou_dizhu_plays(rng: np.random.Generator) -> dict[str, list[list[str]]]:
+    """Lays plays of Dou Dizhu: a bomb, a chain of three pairs, a triple with one, and a
+    pair of one suit as two decks give it."""
+    r = [CHAIN_RANKS[int(i)] for i in rng.permutation(len(CHAIN_RANKS))]
+    suit = "hsdc"[int(rng.integers(4))]
+    return {
+        "seat0": [[r[0] + s for s in "hsdc"]],
+        "seat1": [[r[1] + "h", r[1] + "s", r[2] + "d", r[2] + "c", r[3] + "h", r[3] + "c"]],
+        "seat2": [[r[4] + "h", r[4] + "s", r[4] + "d", r[5] + "c"]],
+        "kitty": [[r[6] + suit, r[6] + suit]],
+    }
+
+
+LAID_PLAYS = {"joker-pairs": joker_pairs, "dou-dizhu": dou_dizhu_plays}
+"""Scenes of chosen plays, where random layouts seldom put cards of one rank together."""
+
+
+def laid(name: str, themes: list[str], scenes: int, seed: int) -> dict[str, dict[str, object]]:
+    """Scores scenes of the plays ``LAID_PLAYS[name]`` lays, per theme and in total."""
     model = load_model()
     out: dict[str, dict[str, object]] = {}
     total = Score()
@@ -116,7 +143,7 @@ def joker_pairs(themes: list[str], scenes: int, seed: int) -> dict[str, dict[str
             scene_seed = 30_000_000 + seed * 100_000 + t * 1000 + i
             rng = np.random.default_rng(scene_seed)
             image, truth = render_table(
-                {"seat0": [["R", "R"]], "seat2": [["B", "B"]]},
+                LAID_PLAYS[name](rng),
                 seed=scene_seed,
                 deck=theme,
                 px_per_mm=float(rng.uniform(1.27, 1.9)),
@@ -124,17 +151,18 @@ def joker_pairs(themes: list[str], scenes: int, seed: int) -> dict[str, dict[str
             score.add(score_scene(truth, read_cards(image, model)))
         out[theme] = score.to_dict()
         total.add(score)
-        print(
-            f"{theme:14s} joker pairs: {score.right} of {score.cards} jokers right, "
-            f"{score.plays_right} of {score.plays} pairs, swaps {score.joker_swaps}",
-            flush=True,
-        )
+        print(f"{theme:14s} {name}: {_laid_line(score)}", flush=True)
     out["all"] = total.to_dict()
-    print(
-        f"{'all':14s} joker pairs: {total.right} of {total.cards} jokers right, "
-        f"{total.plays_right} of {total.plays} pairs, swaps {total.joker_swaps}"
-    )
+    print(f"{'all':14s} {name}: {_laid_line(total)}")
     return out
+
+
+def _laid_line(score: Score) -> str:
+    """Returns one line of figures for scenes of laid plays."""
+    return (
+        f"{score.right} of {score.cards} cards right, {score.plays_right} of {score.plays} "
+        f"plays, invented {score.invented}, joker swaps {score.joker_swaps}"
+    )
 
 
 def main() -> int:
@@ -148,7 +176,11 @@ def main() -> int:
         "--unreadable", action="store_true", help="also count sure readings on non-English designs"
     )
     parser.add_argument(
-        "--joker-pairs", action="store_true", help="also score fanned pairs of jokers of one colour"
+        "--laid",
+        nargs="*",
+        choices=sorted(LAID_PLAYS),
+        default=[],
+        help="also score scenes of chosen plays (a third as many scenes per design)",
     )
     args = parser.parse_args()
     themes = [t for t in args.themes if t.startswith("own") or (THEME_DIR / f"{t}.svgz").exists()]
@@ -156,8 +188,8 @@ def main() -> int:
     if args.unreadable:
         present = [t for t in UNREADABLE_THEMES if (THEME_DIR / f"{t}.svgz").exists()]
         results["unreadable"] = guesses(present, max(1, args.scenes // 4), args.seed)
-    if args.joker_pairs:
-        results["joker_pairs"] = joker_pairs(themes, max(1, args.scenes // 3), args.seed)
+    for name in args.laid:
+        results[name] = laid(name, themes, max(1, args.scenes // 3), args.seed)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=2)
