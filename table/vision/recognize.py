@@ -750,17 +750,19 @@ def _join_far_corners(
     table: np.ndarray | None,
     redness: Callable[[Detection], float] | None,
 ) -> list[Detection]:
-    """Joins each far-corner reading to one top-left mark, the nearest along first.
+    """Joins the two opposite corner readings of each card, one to one, nearest first.
 
     In a fan of one rank, the top card's far corner also lies down and right of the
     marks of the cards under it, each a fan step further along; its own mark is the
-    nearest. Taking the pairs one to one, nearest first, keeps the others as cards.
-    The surer reading of a pair stays.
+    nearest. Taking the pairs one to one, nearest along first, keeps the others as
+    cards. The surer reading of a pair stays.
     """
     pairs: list[tuple[float, int, int]] = []  # (how far along, surer, less sure)
     for i, k in enumerate(cards):
         for j in range(i + 1, len(cards)):
             d = cards[j]
+            if d.card != k.card:
+                continue
             size = max(k.size, d.size)
             u, v = _in_card_frame(k, d)
             if (
