@@ -20,6 +20,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import json
 import time
+from collections.abc import Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -27,8 +28,38 @@ import numpy as np
 from table.vision.evaluate import Score, score_scene
 from table.vision.faces import HELD_OUT_THEMES, THEME_DIR
 from table.vision.recognize import SURE, Model, load_model, read_cards
-from table.vision.synth import render_table
+from table.vision.synth import Scene, render_table
 from table.vision.train import random_layout
+
+Layout = Callable[[np.random.Generator], Mapping[str, Sequence[Sequence[str]]]]
+"""Lays the plays of one scene from its random generator."""
+
+
+def scene(
+    first: int,
+    seed: int,
+    place: int,
+    i: int,
+    theme: str,
+    lay: Layout = random_layout,
+    arm: bool = False,
+) -> tuple[np.ndarray, Scene]:
+    """Renders scene ``i`` of one theme, the same whichever other themes are scored.
+
+    ``first`` sets apart the scenes of each kind of figure; ``place`` is the theme's
+    place in ``HELD_OUT_THEMES`` (or in the list given, for a theme not held out);
+    ``arm`` puts an arm over the table in 30 % of the scenes.
+    """
+    scene_seed = first + seed * 100_000 + place * 1000 + i
+    rng = np.random.default_rng(scene_seed)
+    layout = lay(rng)
+    return render_table(
+        layout,
+        seed=scene_seed,
+        deck=theme,
+        hand=arm and bool(rng.random() < 0.3),
+        px_per_mm=float(rng.uniform(1.27, 1.9)),
+    )
 
 
 def run(
@@ -45,18 +76,9 @@ def run(
     total = Score()
     times: list[float] = []
     for place, theme in enumerate(themes):
-        t = HELD_OUT_THEMES.index(theme) if theme in HELD_OUT_THEMES else place
         score = Score()
         for i in range(scenes):
-            scene_seed = 10_000_000 + seed * 100_000 + t * 1000 + i
-            rng = np.random.default_rng(scene_seed)
-            image, truth = render_table(
-                random_layout(rng),
-                seed=scene_seed,
-                deck=theme,
-                hand=bool(rng.random() < 0.3),
-                px_per_mm=float(rng.uniform(1.27, 1.9)),
-            )
+            image, truth = scene(10_000_000, seed, _place(theme, place), i, theme, arm=True)
             start = time.perf_counter()
             found = read_cards(image, model)
             times.append(time.perf_counter() - start)
@@ -91,14 +113,7 @@ def guesses(themes: list[str], scenes: int, seed: int) -> dict[str, float]:
     for t, theme in enumerate(themes):
         cards = sure = 0
         for i in range(scenes):
-            scene_seed = 20_000_000 + seed * 100_000 + t * 1000 + i
-            rng = np.random.default_rng(scene_seed)
-            image, truth = render_table(
-                random_layout(rng),
-                seed=scene_seed,
-                deck=theme,
-                px_per_mm=float(rng.uniform(1.27, 1.9)),
-            )
+            image, truth = scene(20_000_000, seed, t, i, theme)
             cards += sum(c.is_readable for c in truth.cards)
             sure += sum(d.confidence >= SURE for d in read_cards(image, model))
         out[theme] = round(sure / max(cards, 1), 4)
@@ -110,12 +125,12 @@ CHAIN_RANKS = "3456789TJQKA"
 """Ranks a chain may hold, from which the plays of ``dou_dizhu_plays`` are drawn."""
 
 
-def joker_pairs(rng: np.random.Generator) -> dict[str, list[list[str]]]:
+def joker_pairs(rng: np.random.Generator) -> Mapping[str, Sequence[Sequence[str]]]:
     """Lays a fanned pair of red and one of black jokers (four players, two decks)."""
     return {"seat0": [["R", "R"]], "seat2": [["B", "B"]]}
 
 
-def dou_dizhu_plays(rng: np.random.Generator) -> dict[str, list[list[str]]]:
+def dou_dizhu_plays(rng: np.random.Generator) -> Mapping[str, Sequence[Sequence[str]]]:
     """Lays plays of Dou Dizhu: a bomb, a chain of three pairs, a triple with one, and a
     pair of one suit as two decks give it."""
     r = [CHAIN_RANKS[int(i)] for i in rng.permutation(len(CHAIN_RANKS))]
@@ -128,7 +143,7 @@ def dou_dizhu_plays(rng: np.random.Generator) -> dict[str, list[list[str]]]:
     }
 
 
-LAID_PLAYS = {"joker-pairs": joker_pairs, "dou-dizhu": dou_dizhu_plays}
+LAID_PLAYS: dict[str, Layout] = {"joker-pairs": joker_pairs, "dou-dizhu": dou_dizhu_plays}
 """Scenes of chosen plays, where random layouts seldom put cards of one rank together."""
 
 
@@ -137,17 +152,10 @@ def laid(name: str, themes: list[str], scenes: int, seed: int) -> dict[str, dict
     model = load_model()
     out: dict[str, dict[str, object]] = {}
     total = Score()
-    for t, theme in enumerate(themes):
+    for place, theme in enumerate(themes):
         score = Score()
         for i in range(scenes):
-            scene_seed = 30_000_000 + seed * 100_000 + t * 1000 + i
-            rng = np.random.default_rng(scene_seed)
-            image, truth = render_table(
-                LAID_PLAYS[name](rng),
-                seed=scene_seed,
-                deck=theme,
-                px_per_mm=float(rng.uniform(1.27, 1.9)),
-            )
+            image, truth = scene(30_000_000, seed, _place(theme, place), i, theme, LAID_PLAYS[name])
             score.add(score_scene(truth, read_cards(image, model)))
         out[theme] = score.to_dict()
         total.add(score)
@@ -155,6 +163,11 @@ def laid(name: str, themes: list[str], scenes: int, seed: int) -> dict[str, dict
     out["all"] = total.to_dict()
     print(f"{'all':14s} {name}: {_laid_line(total)}")
     return out
+
+
+def _place(theme: str, place: int) -> int:
+    """Returns a theme's place for its scene seeds: in ``HELD_OUT_THEMES`` if held out."""
+    return HELD_OUT_THEMES.index(theme) if theme in HELD_OUT_THEMES else place
 
 
 def _laid_line(score: Score) -> str:

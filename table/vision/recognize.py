@@ -721,7 +721,7 @@ def merge(
             if dist < SAME_SPOT * size:
                 duplicate = True
                 break
-            if not _may_be_one_card(k, d, table):
+            if not _may_be_one_card(k, d, table, dist >= PIECE_REACH * size):
                 continue
             turn = _turn(k, d)
             u, v = _in_card_frame(k, d)
@@ -767,7 +767,7 @@ def _join_far_corners(
             u, v = _in_card_frame(k, d)
             if (
                 _opposite_on_one_card(u, v, _turn(k, d), size)
-                and _may_be_one_card(k, d, table)
+                and _may_be_one_card(k, d, table, apart=True)
                 and not _inks_differ(k, d, redness)
             ):
                 pairs.append((abs(u) / size, i, j))
@@ -780,14 +780,12 @@ def _join_far_corners(
     return [d for n, d in enumerate(cards) if n not in gone]
 
 
-def _may_be_one_card(k: Detection, d: Detection, table: np.ndarray | None) -> bool:
+def _may_be_one_card(k: Detection, d: Detection, table: np.ndarray | None, apart: bool) -> bool:
     """Tells whether two readings may be one card's: one rank, no two surely read suits
-    that differ, and no table between them."""
+    that differ, and, when they lie ``apart`` (a mark size or more), no table between them."""
     if k.card != d.card or (d.suit and k.suit and d.suit != k.suit):
         return False
-    size = max(k.size, d.size)
-    dist = math.hypot(d.center[0] - k.center[0], d.center[1] - k.center[1])
-    return table is None or dist < PIECE_REACH * size or not _table_between(table, d, k)
+    return table is None or not apart or not _table_between(table, d, k)
 
 
 def _inks_differ(k: Detection, d: Detection, redness: Callable[[Detection], float] | None) -> bool:
