@@ -38,7 +38,9 @@ bonded_theme() {
     tmp=$(mktemp -d)
     chmod 755 "$tmp"  # apt's download user writes there
     say "taking the bonded card theme from the aisleriot package"
-    (cd "$tmp" && apt-get download aisleriot >/dev/null)
+    # A machine whose packages were all installed may never have fetched the lists.
+    (cd "$tmp" && { apt-get download aisleriot >/dev/null 2>&1 \
+        || { $SUDO apt-get update -qq && apt-get download aisleriot >/dev/null; }; })
     dpkg-deb --fsys-tarfile "$tmp"/aisleriot_*.deb | tar -x -C "$tmp" ./usr/share/aisleriot/cards/bonded.svgz
     $SUDO install -m 644 "$tmp/usr/share/aisleriot/cards/bonded.svgz" "$target"
     rm -rf "$tmp"
