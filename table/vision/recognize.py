@@ -79,6 +79,9 @@ one colour lay 1 to 3.5 sizes along; the top-right mark of a joker marked in all
 corners (plastic) lay 3.9 to 6 sizes along."""
 CARD_REACH = 14.0
 """Largest distance, in mark sizes, between two corner marks of one card."""
+CORNERS_ASPECT = (1.3, 2.0)
+"""Range of the height over the width of the rectangle a card's corner marks make: 1.41 to
+1.63 on seven training designs (bonded, which prints all four, 1.62)."""
 SAME_SPOT = 0.5
 """Distance, in mark sizes, within which two readings are of one mark: the surer one stays."""
 PIECE_REACH = 1.0
@@ -742,7 +745,78 @@ def merge(
                 break
         if not duplicate:
             kept.append((d, d_size))
-    return _join_far_corners([d for d, _ in kept], table, redness)
+    # A second upright index is told by the bottom corners of its card, looked for among
+    # every reading; it leaves last, and only when the card's other upright index is
+    # still there.
+    second = _second_uprights([d for d, _ in kept], found, table, redness)
+    cards = _join_far_corners([d for d, _ in kept], table, redness)
+    there = set(cards)
+    return [d for d in cards if second.get(d) not in there]
+
+
+def _second_uprights(
+    kept: list[Detection],
+    found: list[Detection],
+    table: np.ndarray | None,
+    redness: Callable[[Detection], float] | None,
+) -> dict[Detection, Detection]:
+    """Maps the less sure of each four-index card's two upright indices to the other.
+
+    Some decks (bonded) print an index in all four corners. The two upright ones lie
+    along the card's top edge, where the next card of a fanned pair of one rank
+    shows its mark too, and two decks give pairs of one suit. A turned reading of
+    the rank at a bottom corner tells them apart: directly below one of the two
+    and where the other's opposite corner lies, so that the three are corners of
+    one card (``_bottom_corner``). The two are among the readings ``kept`` on their
+    spots, whose suits are the surest; the bottom corners among all ``found``, as a
+    bottom corner is joined to the index above it before.
+    """
+    gone: dict[int, int] = {}
+    for i, k in enumerate(kept):
+        for j in range(i + 1, len(kept)):
+            d = kept[j]
+            if d.card != k.card or i in gone or j in gone or _turn(k, d) > 40:
+                continue
+            left, right = (k, d) if _in_card_frame(k, d)[0] > 0 else (d, k)
+            size = max(k.size, d.size)
+            u, v = _in_card_frame(left, right)
+            if (
+                1.5 * size < u < CARD_REACH * size
+                and abs(v) < size
+                and _may_be_one_card(k, d, table, apart=True)
+                and not _inks_differ(k, d, redness)
+                and any(_bottom_corner(left, u, c, size, table) for c in found)
+                and not any(_fanned_between(left, u, e, size) for e in found)
+            ):
+                less, more = (j, i) if d.confidence <= k.confidence else (i, j)
+                gone[less] = more
+    return {kept[n]: kept[m] for n, m in gone.items()}
+
+
+def _bottom_corner(
+    left: Detection, width: float, c: Detection, size: float, table: np.ndarray | None
+) -> bool:
+    """Tells whether ``c`` is a bottom corner of the card whose top corners are ``left`` and
+    the upright mark ``width`` along from it: turned, below one of them, as far down as a
+    card's corners lie (``CORNERS_ASPECT``)."""
+    if c.card != left.card or _turn(left, c) < 140:
+        return False
+    u, v = _in_card_frame(left, c)
+    return (
+        (abs(u) < size or abs(u - width) < size)
+        and CORNERS_ASPECT[0] * width < v < CORNERS_ASPECT[1] * width
+        and _may_be_one_card(left, c, table, apart=True)
+    )
+
+
+def _fanned_between(left: Detection, width: float, e: Detection, size: float) -> bool:
+    """Tells whether ``e`` is an upright mark along the top edge, between ``left`` and
+    the mark ``width`` along from it: the index of a card fanned between two, where one
+    card's top edge shows no index."""
+    if _turn(left, e) > 40:
+        return False
+    u, v = _in_card_frame(left, e)
+    return SAME_SPOT * size < u < width - SAME_SPOT * size and abs(v) < size
 
 
 def _join_far_corners(

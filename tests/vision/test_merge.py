@@ -90,6 +90,47 @@ def test_a_four_index_card_read_at_its_top_and_bottom_left_corners_is_one_card()
     assert len(kept) == 1
 
 
+def on_card(
+    code: str, conf: float, u: float, v: float, turned: bool, suit: str | None = None
+) -> Detection:
+    """Returns the reading of a mark ``(u, v)`` mark sizes from a card's top-left index (at
+    200, 200), the card turned 30 degrees; ``turned`` marks are printed upside down."""
+    a = np.radians(30)
+    x = 200 + 16 * (u * np.cos(a) - v * np.sin(a))
+    y = 200 + 16 * (u * np.sin(a) + v * np.cos(a))
+    return reading(code, conf, x, y, 30 + 180 * turned, size=16, suit=suit)
+
+
+def test_a_four_index_card_is_one_card_however_many_of_its_corners_show() -> None:
+    """Bonded prints an index in all four corners, as the training sheet has them: the
+    top right 4.34 mark sizes along, the bottom ones 7.03 down."""
+    corners = {
+        "top left": on_card("8", 0.99, 0, 0, False),
+        "top right": on_card("8", 0.995, 4.34, 0, False),
+        "bottom right": on_card("8", 0.97, 4.34, 7.03, True),
+        "bottom left": on_card("8", 0.98, 0, 7.03, True),
+    }
+    for hidden in (None, "bottom left", "bottom right"):
+        kept = merge([d for name, d in corners.items() if name != hidden])
+        assert len(kept) == 1, hidden
+
+
+def test_four_index_cards_of_one_rank_fanned_a_card_apart_stay_two() -> None:
+    """Two eights fanned with a three between them: their top indices lie as far apart as
+    one card's two, and their bottom-left ones below them, but the three's index shows
+    that the top edge between them is not one card's."""
+    cards = [
+        on_card("8", 0.99, 0, 0, False, "h"),
+        on_card("8", 0.98, 0, 7.03, True),
+        on_card("3", 0.99, 2.2, 0, False),
+        on_card("8", 0.99, 4.4, 0, False, "h"),
+        on_card("8", 0.97, 4.4, 7.03, True),
+        on_card("8", 0.97, 8.74, 7.03, True),
+    ]
+    kept = merge(cards)
+    assert sorted(d.card for d in kept) == ["3", "8", "8"]
+
+
 def test_two_cards_of_one_rank_head_to_foot_stay_apart_by_suit_or_the_table_between() -> None:
     """The same spots hold two eights laid head to foot in two zones."""
     apart = table_mask(0, 140, 1280, 150)
