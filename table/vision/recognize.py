@@ -82,8 +82,11 @@ CARD_REACH = 14.0
 CORNERS_ASPECT = (1.3, 2.0)
 """Range of the height over the width of the rectangle a card's corner marks make: 1.41 to
 1.63 on seven training designs (bonded, which prints all four, 1.62)."""
-SAME_SPOT = 0.5
-"""Distance, in mark sizes, within which two readings are of one mark: the surer one stays."""
+SAME_SPOT = 0.7
+"""Distance, in mark sizes, within which two readings are of one mark: the surer one stays.
+Two whole marks that near would overlap; the ``0`` of a ten read as a queen lay 0.57 sizes
+from the ten's reading. On 15 training decks 0.7 read 5 cards of 7703 more than 0.5, 0.85
+one less, 1.0 thirty-four less."""
 PIECE_REACH = 1.0
 """Distance, in mark sizes, within which two upright readings of one rank are pieces of one mark.
 

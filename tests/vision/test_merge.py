@@ -39,6 +39,12 @@ def test_two_ranks_read_on_one_spot_keep_the_surer() -> None:
     assert [d.card for d in kept] == ["3"]
 
 
+def test_a_piece_of_a_ten_read_as_another_rank_on_the_ten_is_dropped() -> None:
+    """The ``0`` of a ten, read as a queen, lies 0.57 ten sizes from the ten's reading."""
+    kept = merge([reading("T", 0.99, 100, 100, size=14), reading("Q", 0.94, 108, 100, size=10)])
+    assert [d.card for d in kept] == ["T"]
+
+
 def test_two_ranks_side_by_side_are_both_kept() -> None:
     kept = merge([reading("8", 0.8, 100, 100), reading("3", 0.95, 130, 100)])
     assert sorted(d.card for d in kept) == ["3", "8"]
