@@ -109,6 +109,19 @@ def test_a_thin_lettered_joker_is_one_card_of_its_colour(joker: str) -> None:
     assert all(codes in ([], [joker]) for codes in frames), frames
 
 
+def test_a_black_jokers_letter_by_an_orange_table_stays_black() -> None:
+    """JPEG smears an orange table's chroma over a thin letter near the card's edge: the
+    ``J`` of this font0 black joker measured redder than ``RED_EXCESS`` and was read as a
+    red joker. Its word's other letters, whatever they read as, keep it black."""
+    seed = 44_110_005  # a benchmark scene of training decks, where the swap was seen
+    px_per_mm = float(np.random.default_rng(seed).uniform(1.27, 1.9))
+    image, truth = render_table(
+        {"seat0": [["R", "R"]], "seat2": [["B", "B"]]}, seed=seed, deck="font0", px_per_mm=px_per_mm
+    )
+    score = score_scene(truth, read_cards(image))
+    assert score.joker_swaps == 0 and score.right >= 2, score.to_dict()
+
+
 @pytest.mark.parametrize("deck", ["own3", "own7"])
 def test_marks_printed_against_the_card_edge_are_found(deck: str) -> None:
     """These decks print their marks 2 px from the card's edge, where the ink used to
