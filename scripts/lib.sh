@@ -51,7 +51,7 @@ python_env() {
     local extras="$1"
     local python=""
     for candidate in python3.13 python3.12 python3.11 python3; do
-        if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+        if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
             python="$candidate"; break
         fi
     done
