@@ -10,7 +10,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -341,6 +341,16 @@ MarkInk = Callable[[str, int, float], np.ndarray]
 ``height`` pixels tall, ``stretch`` times as wide as the font draws it."""
 
 
+INDEX_LETTERS: dict[str, dict[str, str]] = {
+    "english": {"J": "J", "Q": "Q", "K": "K", "A": "A"},
+    "polish": {"J": "W", "Q": "D", "K": "K", "A": "A"},
+    "german": {"J": "B", "Q": "D", "K": "K", "A": "A"},
+    "french": {"J": "V", "Q": "D", "K": "R", "A": "A"},
+}
+"""Letters the court cards and the ace carry in each language's index: Polish decks print
+W(alet) and D(ama), German ones B(ube) and D(ame), French ones V(alet), D(ame), R(oi)."""
+
+
 def drawn_deck(
     name: str,
     size: tuple[int, int],
@@ -350,11 +360,13 @@ def drawn_deck(
     margin: int,
     colours: tuple[tuple[int, ...], tuple[int, ...]],
     ink: MarkInk,
+    letters: Mapping[str, str] = INDEX_LETTERS["english"],
 ) -> Deck:
     """Draws the 54 faces of a deck in the project's own layout, with ``ink`` for the text.
 
     ``size`` is the face's ``(width, height)``, ``glyph`` the rank mark's height,
-    ``colours`` the ``(red, black)`` inks. Each face is white paper with a thin grey
+    ``colours`` the ``(red, black)`` inks, ``letters`` the index of each court card and
+    the ace (``INDEX_LETTERS``). Each face is white paper with a thin grey
     outline and rounded corners, the rank mark at the top-left with a suit pip under
     or ``beside`` it, a big central pip and the 180-degree turned copy at the
     bottom-right; a joker's mark is the first letter of a ``JOKER`` column.
@@ -372,19 +384,19 @@ def drawn_deck(
         if card in "BR":
             # Like the aisleriot jokers, the mark is the first letter of a column.
             y = margin
-            letters = []
+            word = []
             for letter in "JOKER":
-                letters.append(
+                word.append(
                     paste_ink(layer, ink(letter, int(glyph * 0.7), 1.0), (margin, y), colour)
                 )
-                y = letters[-1][3] + max(2, glyph // 6)
-            box = letters[0]
+                y = word[-1][3] + max(2, glyph // 6)
+            box = word[0]
             cv2.circle(layer, (width // 2, height // 2), width // 4, colour, -1, cv2.LINE_AA)
             cv2.circle(
                 layer, (width // 2, height // 2), width // 6, (250, 250, 250), -1, cv2.LINE_AA
             )
         else:
-            text = "10" if card[0] == "T" else card[0]
+            text = "10" if card[0] == "T" else letters.get(card[0], card[0])
             box = paste_ink(layer, ink(text, glyph, stretch), (margin, margin), colour)
             if beside:
                 centre = (box[2] + glyph // 2 + 2, box[1] + glyph // 2)

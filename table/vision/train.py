@@ -1,6 +1,6 @@
 """Trains the rank-mark networks (``model.npz``) on rendered scenes of the training designs.
 
-Recipe (reproducible on a machine with the same Debian packages; 14 min 11 s on this
+Recipe (reproducible on a machine with the same Debian packages; 10 min 1 s on this
 2-core machine, two networks)::
 
     bash scripts/train
@@ -14,7 +14,8 @@ packages listed as ``FONT_PACKAGES`` in ``scripts/lib.sh``; then it runs
 Only the designs the issue allows are used, in fixed shares of the scenes
 (``DECK_MIX``): the aisleriot themes in ``TRAIN_THEMES``, the project's own decks in
 Hershey fonts (``own0`` .. ``own11``) and typeset in the installed fonts (``font0`` ..
-``font<n-1>``, see ``table.vision.typeset``). Scenes go through the same candidate
+``font<n-1>``, see ``table.vision.typeset``; 40 % of them print a Polish, German or
+French index). Scenes go through the same candidate
 finder as the reader, so the network learns the crops it will see; the truth of each
 scene labels every candidate (a whole rank mark in its upright quarter turn, or
 background), and most crops are stretched, sheared or made bolder or lighter first

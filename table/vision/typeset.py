@@ -33,9 +33,19 @@ MAX_FONTS = 60
 SEED = 2000
 """Base seed of the per-variant layout; variant ``N`` uses ``SEED + N``."""
 
-GLYPHS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "O", "E", "R")
-"""Every string a typeset deck draws: the ranks and the letters of ``JOKER``."""
-_NEEDED = "0123456789AJQKOER"
+GLYPHS = (
+    *("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "O", "E", "R"),
+    *("W", "D", "B", "V"),
+)
+"""Every string a typeset deck draws: the ranks, the letters of ``JOKER`` and the court
+letters of other languages' indices (``faces.INDEX_LETTERS``)."""
+_NEEDED = "0123456789AJQKOERWDBV"
+FOREIGN_INDEX = 0.4
+"""Share of the typeset decks whose index is Polish, German or French, one third each.
+
+Decks sold in Poland, Germany or France print W, B or V for the jack, D for the queen,
+R for the king. Taught none of them, the reader surely read a German queen's ``D`` as a
+ten and a ``B`` as an eight, which a referee must never do."""
 _SKIP_FAMILY = re.compile(
     r"symbol|emoji|math|dingbat|keyboard|mono|typewriter|cursor|courier|chorus|z003|"
     r"chancery|script|fraktur|ornament|d050000l",
@@ -269,7 +279,8 @@ def typeset_decks() -> list[str]:
 
 def _sheet(face: FontFace) -> np.ndarray:
     """Renders (once) and loads the alpha sheet of every string in ``GLYPHS``."""
-    target = faces.cache_dir() / f"typeset-{face.key}.png"
+    glyph_set = hashlib.sha1("|".join(GLYPHS).encode()).hexdigest()[:8]
+    target = faces.cache_dir() / f"typeset-{face.key}-{glyph_set}.png"
     if not target.exists():
         if shutil.which("rsvg-convert") is None:
             raise UserError("rsvg-convert is missing; install the librsvg2-bin package")
@@ -341,6 +352,8 @@ def typeset_deck(variant: int) -> faces.Deck:
     margin = int(width * rng.uniform(0.01, 0.08))
     red = (30, 30, int(rng.integers(170, 230)))
     black = tuple(int(v) for v in rng.integers(0, 50, 3))
+    foreign = ("polish", "german", "french")
+    language = foreign[int(rng.integers(3))] if rng.random() < FOREIGN_INDEX else "english"
 
     def ink(text: str, size: int, wide: float) -> np.ndarray:
         """Scales the string so a capital is ``size`` high and ``wide`` times as wide."""
@@ -361,4 +374,5 @@ def typeset_deck(variant: int) -> faces.Deck:
         margin,
         (red, black),
         ink,
+        faces.INDEX_LETTERS[language],
     )

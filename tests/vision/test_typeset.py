@@ -7,7 +7,8 @@ installs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Mapping
 
 import cv2
 import numpy as np
@@ -15,7 +16,14 @@ import pytest
 
 from table.errors import UserError
 from table.vision import typeset
-from table.vision.faces import OUTLINE_BAND, find_index_box, ink_mask, load_deck
+from table.vision.faces import (
+    INDEX_LETTERS,
+    OUTLINE_BAND,
+    drawn_deck,
+    find_index_box,
+    ink_mask,
+    load_deck,
+)
 from table.vision.synth import render_table
 
 pytestmark = pytest.mark.vision
@@ -118,6 +126,37 @@ def test_no_fonts_is_a_user_error(fresh_fonts: None, monkeypatch: pytest.MonkeyP
     assert typeset.typeset_decks() == []
     with pytest.raises(UserError, match="fonts-urw-base35"):
         load_deck("font0")
+
+
+def test_some_decks_print_a_polish_german_or_french_index(
+    fonts: list[str], fresh_fonts: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decks with W, B or V for the jack, D for the queen, R for the king are taught too:
+    untaught, the reader read a German queen's ``D`` as a ten."""
+    monkeypatch.setattr(typeset, "_usable_faces", lambda: (typeset._list_faces()[0],) * 60)
+    chosen: list[Mapping[str, str]] = []
+    monkeypatch.setattr(typeset.faces, "drawn_deck", lambda *args: chosen.append(args[-1]))
+    for variant in range(60):
+        typeset.typeset_deck(variant)
+    languages = Counter(
+        next(k for k, v in INDEX_LETTERS.items() if v == letters) for letters in chosen
+    )
+    assert set(languages) == set(INDEX_LETTERS)
+    assert 0.5 < languages["english"] / 60 < 0.75, languages
+
+
+def test_an_index_is_printed_in_its_language_and_a_joker_stays_joker() -> None:
+    printed: list[str] = []
+
+    def ink(text: str, size: int, wide: float) -> np.ndarray:
+        printed.append(text)
+        return np.full((size, max(1, int(size * 0.6 * wide))), 255, np.uint8)
+
+    colours = ((30, 30, 200), (20, 20, 20))
+    deck = drawn_deck("t", (200, 290), 30, 1.0, False, 8, colours, ink, INDEX_LETTERS["french"])
+    assert len(deck.faces) == 54
+    assert set(printed) == set("A23456789VDR") | {"10"} | set("JOKER")
+    assert printed.count("V") == printed.count("D") == printed.count("R") - 2 == 4
 
 
 def test_scene_truth_marks_lie_on_ink(fonts: list[str]) -> None:
