@@ -352,7 +352,7 @@ def typeset_deck(variant: int) -> faces.Deck:
     margin = int(width * rng.uniform(0.01, 0.08))
     red = (30, 30, int(rng.integers(170, 230)))
     black = tuple(int(v) for v in rng.integers(0, 50, 3))
-    foreign = ("polish", "german", "french")
+    foreign = [name for name in faces.INDEX_LETTERS if name != "english"]
     language = foreign[int(rng.integers(3))] if rng.random() < FOREIGN_INDEX else "english"
 
     def ink(text: str, size: int, wide: float) -> np.ndarray:
