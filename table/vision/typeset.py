@@ -48,10 +48,12 @@ R for the king. Taught none of them, the reader surely read a German queen's ``D
 ten and a ``B`` as an eight, which a referee must never do."""
 _SKIP_FAMILY = re.compile(
     r"symbol|emoji|math|dingbat|keyboard|mono|typewriter|cursor|courier|chorus|z003|"
-    r"chancery|script|fraktur|ornament|d050000l",
+    r"chancery|script|fraktur|ornament|d050000l|liberation",
     re.IGNORECASE,
 )
-"""Families left out: not letters, not Latin-like, monospaced or script designs."""
+"""Families left out: not letters, not Latin-like, monospaced or script designs; and
+Liberation, which the test command installs and ``FONT_PACKAGES`` does not: with it,
+six of the 60 decks changed font, so training after the tests gave another model."""
 _FORMATS = (".otf", ".ttf")
 """Font files Pango (behind ``rsvg-convert``) renders; Type 1 copies are skipped."""
 
