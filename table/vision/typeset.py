@@ -33,13 +33,20 @@ MAX_FONTS = 60
 SEED = 2000
 """Base seed of the per-variant layout; variant ``N`` uses ``SEED + N``."""
 
-GLYPHS = (
-    *("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "O", "E", "R"),
-    *("W", "D", "B", "V"),
+_RANKS_AND_JOKER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "O", "E", "R")
+GLYPHS = _RANKS_AND_JOKER + tuple(
+    dict.fromkeys(
+        letter
+        for letters in faces.INDEX_LETTERS.values()
+        for letter in letters.values()
+        if letter not in _RANKS_AND_JOKER
+    )
 )
 """Every string a typeset deck draws: the ranks, the letters of ``JOKER`` and the court
-letters of other languages' indices (``faces.INDEX_LETTERS``)."""
-_NEEDED = "0123456789AJQKOERWDBV"
+letters of other languages' indices (``faces.INDEX_LETTERS``), in a fixed order."""
+_NEEDED = "".join(sorted(set("".join(GLYPHS))))
+_GLYPH_SET = hashlib.sha1("|".join(GLYPHS).encode()).hexdigest()[:8]
+"""Part of a glyph sheet's cache name: a sheet drawn for other strings is not reused."""
 FOREIGN_INDEX = 0.4
 """Share of the typeset decks whose index is Polish, German or French, one third each.
 
@@ -281,8 +288,7 @@ def typeset_decks() -> list[str]:
 
 def _sheet(face: FontFace) -> np.ndarray:
     """Renders (once) and loads the alpha sheet of every string in ``GLYPHS``."""
-    glyph_set = hashlib.sha1("|".join(GLYPHS).encode()).hexdigest()[:8]
-    target = faces.cache_dir() / f"typeset-{face.key}-{glyph_set}.png"
+    target = faces.cache_dir() / f"typeset-{face.key}-{_GLYPH_SET}.png"
     if not target.exists():
         if shutil.which("rsvg-convert") is None:
             raise UserError("rsvg-convert is missing; install the librsvg2-bin package")
@@ -355,7 +361,9 @@ def typeset_deck(variant: int) -> faces.Deck:
     red = (30, 30, int(rng.integers(170, 230)))
     black = tuple(int(v) for v in rng.integers(0, 50, 3))
     foreign = [name for name in faces.INDEX_LETTERS if name != "english"]
-    language = foreign[int(rng.integers(3))] if rng.random() < FOREIGN_INDEX else "english"
+    language = (
+        foreign[int(rng.integers(len(foreign)))] if rng.random() < FOREIGN_INDEX else "english"
+    )
 
     def ink(text: str, size: int, wide: float) -> np.ndarray:
         """Scales the string so a capital is ``size`` high and ``wide`` times as wide."""
