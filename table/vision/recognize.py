@@ -81,11 +81,15 @@ like size and ink down the word (2.4 sizes reach two letters each way) measured 
 to 9.4 and down to 24.9."""
 JOKER_REACH = 9.0
 """Distance, in mark sizes, over which readings of one joker colour, at any turn, are joined."""
-FAN_REACH = 3.5
+FAN_REACH = 4.5
 """Distance, in mark sizes, within which an upright joker mark along the top edge is the
-next card of a fanned pair. On 10 training decks, 110 of 158 such marks of another joker of
-one colour lay 1 to 3.5 sizes along; the top-right mark of a joker marked in all four
-corners (plastic) lay 3.9 to 6 sizes along."""
+next card of a fanned pair. The letters of ``JOKER`` are small, so a fan step is many of
+them. On 15 training decks (random plays and fanned joker pairs, seed 11) 205 of 248 such
+marks of another joker of one colour lay 1.1 to 4.5 sizes along; the top-right mark of a
+joker marked in all four corners (plastic) lay 4.2 to 5 sizes along (35 pairs; under 4.5,
+its bottom corners join it, ``_second_uprights``, and none was invented). 3.5 read 31 of
+359 jokers in pairs fewer; 5 or more invented plastic's top-right mark where its bottom
+corners were out of sight."""
 CARD_REACH = 14.0
 """Largest distance, in mark sizes, between two corner marks of one card."""
 CORNERS_ASPECT = (1.3, 2.0)
@@ -772,7 +776,10 @@ def merge(
                 # A same-colour reading nearby is the joker's letters or another of its
                 # corners (some designs mark all four), at any turn, unless it is where
                 # the next card of a fanned pair of jokers (two decks) shows its mark.
-                if _next_in_fan(u, v, turn, size):
+                # Opposite corners are left to ``_join_far_corners``, which pairs them
+                # nearest first: in a fanned pair, the top card's far corner lies where
+                # the card under it would have its own.
+                if _next_in_fan(u, v, turn, size) or _opposite_on_one_card(u, v, turn, size):
                     continue
                 if dist < JOKER_REACH * size or (turn > 140 and dist < CARD_REACH * size):
                     duplicate = True

@@ -64,6 +64,22 @@ def test_a_fanned_pair_of_red_jokers_is_two_cards() -> None:
     assert len(letters) == 1
 
 
+def test_the_top_joker_of_a_fanned_pair_keeps_its_own_far_corner() -> None:
+    """The top joker's turned far corner, read surest, lies where the one under it would
+    have its own: it is joined to the nearer upright mark, and the under card stays."""
+    under, top = reading("R", 0.96, 609, 532, 10, 24), reading("R", 0.99, 644, 537, 11, 24)
+    far = reading("R", 1.0, 682, 652, 193, 24)
+    kept = merge([under, top, far])
+    assert len(kept) == 2
+    assert under in kept
+
+
+def test_jokers_with_small_letters_fanned_four_letters_apart_are_two_cards() -> None:
+    """A fan step is many of the small letters of ``JOKER``: here 3.8 of them."""
+    kept = merge([reading("R", 0.99, 603, 572, 6, 11), reading("R", 0.99, 561, 567, 8, 11)])
+    assert len(kept) == 2
+
+
 def test_cards_of_one_rank_fanned_side_by_side_stay_apart() -> None:
     kept = merge([reading("3", 0.99, 100 + 30 * i, 100) for i in range(3)])
     assert len(kept) == 3
