@@ -756,7 +756,8 @@ def merge(
     corners but whose inks differ in colour (``_inks_differ``): a red and a black
     card of a pair. A joker's readings of one colour are joined further and at any
     turn, but not where the next card of a fanned pair of jokers shows its mark
-    (``_next_in_fan``). Far corners are joined last (``_join_far_corners``).
+    (``_next_in_fan``). Far corners, a joker's too, are joined last
+    (``_join_far_corners``).
     """
     kept: list[tuple[Detection, float]] = []
     for d in sorted(found, key=lambda d: -d.confidence):
