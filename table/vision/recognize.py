@@ -714,7 +714,8 @@ def _next_in_fan(u: float, v: float, turn: float, size: float) -> bool:
 
     The next card of a fan shows its mark along the top edge, a mark size or more
     along; a design that marks its jokers in all four corners shows the top-right
-    one a card's width along (``FAN_REACH`` or more joker marks).
+    one a card's width along, about as far (``FAN_REACH``), and its bottom corners
+    tell it apart (``_second_uprights``).
     """
     return turn < 40 and abs(v) < 0.5 * abs(u) and PIECE_REACH * size <= abs(u) < FAN_REACH * size
 
