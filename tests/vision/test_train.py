@@ -15,6 +15,7 @@ from table.vision.synth import render_table
 from table.vision.train import (
     AUGMENTED,
     LEARNT_SHARE,
+    _stack,
     augment,
     fine_tune,
     fit,
@@ -87,6 +88,18 @@ def test_a_joined_model_reads_the_average_of_its_members() -> None:
     for got, one, two in zip(joined.predict(x), first.predict(x), second.predict(x), strict=True):
         assert np.allclose(got, (one + two) / 2, atol=1e-6)
         assert not np.allclose(one, two)
+
+
+def test_the_data_set_is_stacked_in_the_order_of_its_scenes() -> None:
+    rng = np.random.default_rng(0)
+    parts = [
+        (rng.normal(3, 2, (n, 5)).astype(np.float32), rng.integers(0, 9, n), rng.integers(-1, 4, n))
+        for n in (7, 1, 12)
+    ]
+    whole = [np.concatenate([p[k] for p in parts]) for k in range(3)]
+    x, y, s = _stack(list(parts))
+    assert x.dtype == np.float32
+    assert all(np.array_equal(a, b) for a, b in zip((x, y, s), whole, strict=True))
 
 
 @pytest.mark.parametrize("option", ["--members", "--scenes", "--epochs", "--workers"])
