@@ -229,7 +229,7 @@ def build_dataset(
     seeds = [seed * 1_000_003 + i for i in range(scenes)]
     render = partial(scene_samples, learnt=learnt)
     with Pool(workers) as pool:
-        parts = [p for p in pool.imap(render, seeds, chunksize=8) if len(p[1])]
+        parts = [p for p in pool.map(render, seeds, chunksize=8) if len(p[1])]
     return _stack(parts)
 
 
