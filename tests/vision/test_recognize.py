@@ -7,7 +7,19 @@ import numpy as np
 import pytest
 
 from table.vision.evaluate import Score, score_scene
-from table.vision.recognize import CROP, SURE, find_candidates, quarter_features, read_cards
+from table.vision.recognize import (
+    CROP,
+    SECOND_LOOK_BAND,
+    SPAN,
+    SURE,
+    _quarter_predict,
+    _second_look,
+    cut_crops,
+    find_candidates,
+    load_model,
+    quarter_features,
+    read_cards,
+)
 from table.vision.synth import render_table
 from table.vision.train import random_layout, whole_mark
 
@@ -188,3 +200,39 @@ def test_features_of_a_turned_crop_are_the_turned_features(turns: int) -> None:
     crops = np.stack([cv2.GaussianBlur(crop, (0, 0), 2) for crop in noise])
     turned = np.rot90(crops, k=turns, axes=(1, 2)).copy()
     assert np.allclose(quarter_features(turned)[:, 0], quarter_features(crops)[:, turns], atol=1e-5)
+
+
+def test_a_stretched_crop_is_stretched_along_the_cards_axes() -> None:
+    # A bar 20 px wide and 10 px tall on a card turned a quarter: along the card's x
+    # axis (the crop's columns) it is 10 px, the image's height.
+    image = np.full((200, 200), 255, np.float32)
+    image[95:105, 90:110] = 0
+    centre, size = np.array([[100.0, 100.0]], np.float32), np.array([20.0], np.float32)
+    angle = np.array([np.pi / 2], np.float32)
+    plain = cut_crops(image, centre, angle, size)[0]
+    wide = cut_crops(image, centre, angle, size, (2.0, 1.0))[0]
+
+    def columns_rows(crop: np.ndarray) -> tuple[int, int]:
+        dark = crop < 128
+        return int(dark.any(axis=0).sum()), int(dark.any(axis=1).sum())
+
+    px = CROP / (2 * SPAN)  # crop pixels a mark size (20 px) spans
+    assert np.allclose(columns_rows(plain), (px / 2, px), atol=1.5)
+    assert np.allclose(columns_rows(wide), (px / 4, px), atol=1.5)
+
+
+def test_only_unsure_candidates_are_read_again() -> None:
+    """A sure reading, or a blob surely not a mark, keeps its first look's figures; an
+    unsure one is read again and its looks averaged."""
+    rng = np.random.default_rng(5)
+    image, _ = render_table(random_layout(rng), seed=5, deck="tango_nuevo", px_per_mm=1.4)
+    cand, model = find_candidates(image), load_model()
+    rank_p, suit_p = _quarter_predict(cand.crops, model)
+    again_p, again_s = _second_look(cand, model, rank_p, suit_p)
+    best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
+    unsure = (best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1])
+    assert unsure.any() and (~unsure).any()
+    assert np.array_equal(again_p[~unsure], rank_p[~unsure])
+    assert np.array_equal(again_s[~unsure], suit_p[~unsure])
+    assert not np.allclose(again_p[unsure], rank_p[unsure])
+    assert np.allclose(again_p.sum(axis=2), 1, atol=1e-4)
