@@ -57,7 +57,8 @@ SECOND_LOOK_BAND = (0.3, SURE)
 """Best reading of a candidate, over every rank and turn, for which it is read again.
 
 Sure readings are not: looking again at every candidate from 0.3 up read 1210 cards of
-the 1308 above right, against 1215 (four looks), dragging good readings under ``SURE``."""
+the 1308 above right, against 1215 (the first four looks alone), dragging good
+readings under ``SURE``."""
 PIECE_SIZE = 0.6
 """Size, as a share of the frame's usual sure rank mark, under which a rank reading is a piece.
 
