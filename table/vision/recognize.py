@@ -686,8 +686,9 @@ def _quarter_predict(crops: np.ndarray, model: Model) -> tuple[np.ndarray, np.nd
 def _second_look(
     cand: Candidates, model: Model, rank_p: np.ndarray, suit_p: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Reads the unsure candidates again in crops cut a little wider and narrower
-    (``SECOND_LOOKS``) and averages every look's probabilities.
+    """Reads the unsure candidates again in crops cut a little larger and smaller,
+    wider and narrower, taller and shorter (``SECOND_LOOKS``), and averages every
+    look's probabilities.
 
     A mark of a font the networks never saw may sit a little off the sizes and
     proportions they learnt; a look at several keeps one chance resemblance from
