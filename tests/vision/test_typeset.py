@@ -31,13 +31,13 @@ pytestmark = pytest.mark.vision
 
 @pytest.fixture(scope="module")
 def fonts() -> list[str]:
-    """Returns the usable fonts; the test command installs two families (DejaVu Sans and
-    Serif, fonts-dejavu-core), and a machine without them fails here with what to install."""
+    """Returns the usable fonts; the test command installs DejaVu (fonts-dejavu-core) and
+    the training fonts, and a machine without them fails here with what to install."""
     found = typeset.typeset_fonts()
     if len(found) < 2:
         pytest.fail(
             f"the typeset tests need two usable fonts, found {len(found)}: install fontconfig, "
-            "and fonts-dejavu-core (bash scripts/test does)"
+            "and fonts-dejavu-core or FONT_PACKAGES of scripts/lib.sh (bash scripts/test does)"
         )
     return found
 
