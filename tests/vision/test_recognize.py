@@ -19,6 +19,7 @@ from table.vision.recognize import (
     load_model,
     quarter_features,
     read_cards,
+    upright_features,
 )
 from table.vision.synth import render_table
 from table.vision.train import random_layout, whole_mark
@@ -200,6 +201,20 @@ def test_features_of_a_turned_crop_are_the_turned_features(turns: int) -> None:
     crops = np.stack([cv2.GaussianBlur(crop, (0, 0), 2) for crop in noise])
     turned = np.rot90(crops, k=turns, axes=(1, 2)).copy()
     assert np.allclose(quarter_features(turned)[:, 0], quarter_features(crops)[:, turns], atol=1e-5)
+
+
+@pytest.mark.parametrize("deck", ["paris", "own3"])
+def test_the_first_layer_turned_reads_as_the_features_turned(deck: str) -> None:
+    # The reader multiplies the upright features by the first layer turned four ways;
+    # it must read every turn as the network reads the turned features.
+    image, _ = render_table({"seat0": [["7h", "Qs", "Tc"]], "seat1": [["R"]]}, seed=4, deck=deck)
+    crops = find_candidates(image).crops
+    model = load_model()
+    rank, suit = model.predict_turns(upright_features(crops))
+    rank_turned, suit_turned = model.predict(quarter_features(crops).reshape(len(crops) * 4, -1))
+    assert len(crops) > 10
+    assert np.allclose(rank, rank_turned.reshape(rank.shape), atol=1e-4)
+    assert np.allclose(suit, suit_turned.reshape(suit.shape), atol=1e-4)
 
 
 def test_a_stretched_crop_is_stretched_along_the_cards_axes() -> None:
