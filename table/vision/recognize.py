@@ -879,6 +879,10 @@ def _below_on_one_card(u: float, v: float, turn: float, size: float) -> bool:
     return turn > 140 and abs(u) < size and 1.5 * size < abs(v) < CARD_REACH * size
 
 
+_BETWEEN = np.linspace(0.1, 0.9, 17)
+"""Where, along the line between two readings, ``_table_between`` looks for the table."""
+
+
 def _table_between(table: np.ndarray, a: Detection, b: Detection) -> bool:
     """Tells whether the table shows between two readings, which are then on two cards."""
     (x0, y0), (x1, y1) = a.center, b.center
@@ -886,10 +890,6 @@ def _table_between(table: np.ndarray, a: Detection, b: Detection) -> bool:
     xs = (x0 + _BETWEEN * (x1 - x0)).astype(np.intp) // TABLE_SCALE
     ys = (y0 + _BETWEEN * (y1 - y0)).astype(np.intp) // TABLE_SCALE
     return int(table[ys, xs].sum()) >= TABLE_GAP
-
-
-_BETWEEN = np.linspace(0.1, 0.9, 17)
-"""Where, along the line between two readings, ``_table_between`` looks for the table."""
 
 
 def merge(
