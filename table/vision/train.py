@@ -1,8 +1,8 @@
 """Trains the rank-mark networks (``model.npz``) on rendered scenes of the training designs.
 
 Recipe (the same data set on any machine with the same Debian packages, and the same
-weights on the same processor and numpy; 10 to 12 minutes on a 2-core machine, two
-networks)::
+weights on the same processor and numpy; two networks in 10 to 12 minutes on a 2-core
+machine, 21 min 51 s on a slower one)::
 
     bash scripts/train
 
