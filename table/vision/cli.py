@@ -75,7 +75,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "up, in rows from the top left: the spades from 3 to 2, the hearts, the diamonds, "
         "the clubs (each 3 4 5 6 7 8 9 10 J Q K A 2), then the black and the red joker. "
         "Give five image files (or other sources), or one camera and lay each group "
-        "when asked. Takes about 2 minutes on 2 cores.",
+        "when asked. Takes about 3 minutes on 2 cores.",
     )
     p.add_argument("sources", nargs="+", help="five images, or one camera index or stream URL")
     p.add_argument(

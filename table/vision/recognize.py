@@ -8,7 +8,7 @@ each card. It works in four steps, all pure functions of the image:
 2. *Orientation*: the card edges around a blob give the card's axes up to a
    quarter turn (an edge-orientation average weighted by gradient strength).
 3. *Reading*: a crop around the blob, scaled by the blob's size, is read in each of
-   the four quarter turns by two small neural networks, averaged (``model.npz``,
+   the four quarter turns by three small neural networks, averaged (``model.npz``,
    trained by ``table/vision/train.py`` on rendered scenes); the turn that looks
    most like an upright rank mark wins; an unsure candidate is read again in crops
    cut a little larger, smaller, wider and narrower, and the looks averaged. Red

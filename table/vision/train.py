@@ -1,15 +1,14 @@
 """Trains the rank-mark networks (``model.npz``) on rendered scenes of the training designs.
 
 Recipe (the same data set on any machine with the same Debian packages, and the same
-weights on the same processor and numpy; two networks in 10 to 12 minutes on a 2-core
-machine, 21 min 51 s on a slower one)::
+weights on the same processor and numpy; three networks in 14 minutes on a 2-core machine)::
 
     bash scripts/train
 
 ``scripts/train`` first installs what the training designs need: the aisleriot themes,
 the bonded theme (taken from the ``aisleriot`` package), ``rsvg-convert`` and the font
 packages listed as ``FONT_PACKAGES`` in ``scripts/lib.sh``; then it runs
-``python -m table.vision.train`` with its arguments (defaults: two networks, each on
+``python -m table.vision.train`` with its arguments (defaults: three networks, each on
 3000 scenes of its own seed, 15 epochs, seed 0).
 
 Only the designs the issue allows are used, in fixed shares of the scenes
@@ -59,7 +58,7 @@ MARK_SIZE = (0.7, 1.35)
 """Size range, as shares of the mark's largest extent, of a candidate that is the whole mark."""
 MARK_OFFSET = 0.35
 """Largest distance, in mark extents, from the mark's centre to a whole mark's candidate."""
-MEMBERS = 2
+MEMBERS = 3
 """Networks trained, member ``j`` on the scenes of seed ``seed + j``; the reader averages them."""
 LEARNT_SHARE = 0.5
 """Share of the fine-tuning scenes laid with the learnt deck; the rest keep the training
@@ -67,7 +66,7 @@ mix, so that the reader does not forget how other decks look."""
 FINE_RATE = 5e-4
 """Starting learning rate of a fine-tuning, a quarter of training's: it adjusts, not relearns."""
 LEARN_SCENES = 600
-"""Scenes each network is fine-tuned on when a deck is learnt (about 2 minutes here)."""
+"""Scenes each network is fine-tuned on when a deck is learnt (about a minute a network here)."""
 LEARN_EPOCHS = 4
 """Passes over them. Chosen with plastic and anglo left out of training: 8 passes or 1200
 scenes read 2 and 5 cards more of 1257, in twice the time."""

@@ -23,7 +23,7 @@ def _config(tmp_path: Path, model: str) -> Path:
 def test_doctor_accepts_a_learnt_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--config", str(_config(tmp_path, str(MODEL_PATH)))]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("card reader"))
-    assert "ok" in line and "a model learnt for one deck, 2 networks" in line
+    assert "ok" in line and "a model learnt for one deck, 3 networks" in line
 
 
 def test_doctor_names_a_model_file_that_is_no_model(
