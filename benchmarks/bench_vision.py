@@ -27,6 +27,7 @@ import numpy as np
 
 from table.vision.evaluate import Score, score_scene
 from table.vision.faces import HELD_OUT_THEMES, THEME_DIR
+from table.vision.memory import DeckMemory
 from table.vision.recognize import SURE, Model, load_model, read_cards
 from table.vision.synth import Scene, render_table
 from table.vision.train import random_layout
@@ -63,12 +64,13 @@ def scene(
 
 
 def run(
-    themes: list[str], scenes: int, seed: int, model: Model | None = None
+    themes: list[str], scenes: int, seed: int, model: Model | None = None, memory: bool = False
 ) -> dict[str, dict[str, object]]:
     """Scores ``scenes`` scenes per theme and returns the figures per theme and in total.
 
     A held-out theme's scenes depend only on its place in ``HELD_OUT_THEMES``, not on
-    which other themes are scored.
+    which other themes are scored. With ``memory``, each theme's scenes are read in
+    turn with one deck memory, as the camera reads one deck's frames.
     """
     cv2.setNumThreads(1)
     model = model or load_model()
@@ -77,10 +79,11 @@ def run(
     times: list[float] = []
     for place, theme in enumerate(themes):
         score = Score()
+        deck = DeckMemory() if memory else None
         for i in range(scenes):
             image, truth = scene(10_000_000, seed, _place(theme, place), i, theme, arm=True)
             start = time.perf_counter()
-            found = read_cards(image, model)
+            found = read_cards(image, model, deck)
             times.append(time.perf_counter() - start)
             score.add(score_scene(truth, found))
         results[theme] = score.to_dict()
@@ -158,16 +161,20 @@ LAID_PLAYS: dict[str, Layout] = {"joker-pairs": joker_pairs, "dou-dizhu": dou_di
 """Scenes of chosen plays, where random layouts seldom put cards of one rank together."""
 
 
-def laid(name: str, themes: list[str], scenes: int, seed: int) -> dict[str, dict[str, object]]:
-    """Scores scenes of the plays ``LAID_PLAYS[name]`` lays, per theme and in total."""
+def laid(
+    name: str, themes: list[str], scenes: int, seed: int, memory: bool = False
+) -> dict[str, dict[str, object]]:
+    """Scores scenes of the plays ``LAID_PLAYS[name]`` lays, per theme and in total (with
+    ``memory``, each theme's scenes in turn with one deck memory)."""
     model = load_model()
     out: dict[str, dict[str, object]] = {}
     total = Score()
     for place, theme in enumerate(themes):
         score = Score()
+        deck = DeckMemory() if memory else None
         for i in range(scenes):
             image, truth = scene(30_000_000, seed, _place(theme, place), i, theme, LAID_PLAYS[name])
-            score.add(score_scene(truth, read_cards(image, model)))
+            score.add(score_scene(truth, read_cards(image, model, deck)))
         out[theme] = score.to_dict()
         total.add(score)
         print(f"{theme:14s} {name}: {_laid_line(score)}", flush=True)
@@ -208,14 +215,19 @@ def main() -> int:
         default=[],
         help="also score scenes of chosen plays (a third as many scenes per design)",
     )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="read each design's scenes in turn with one deck memory, as the camera does",
+    )
     args = parser.parse_args()
     themes = [t for t in args.themes if t.startswith("own") or (THEME_DIR / f"{t}.svgz").exists()]
-    results: dict[str, object] = dict(run(themes, args.scenes, args.seed))
+    results: dict[str, object] = dict(run(themes, args.scenes, args.seed, memory=args.memory))
     if args.foreign:
         present = [t for t in FOREIGN_THEMES if (THEME_DIR / f"{t}.svgz").exists()]
         results["foreign"] = foreign(present, max(1, args.scenes // 4), args.seed)
     for name in args.laid:
-        results[name] = laid(name, themes, max(1, args.scenes // 3), args.seed)
+        results[name] = laid(name, themes, max(1, args.scenes // 3), args.seed, args.memory)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=2)

@@ -23,6 +23,7 @@ import numpy as np
 
 from table.errors import UserError
 from table.vision.calibration import Calibration
+from table.vision.memory import DeckMemory
 from table.vision.plays import PlayExtractor, PlayReading
 from table.vision.recognize import Detection, Model, load_model, read_cards
 
@@ -62,8 +63,11 @@ class Eyes:
         self._open_source = open_source
         self.calibration = calibration
         self.seats = seats
-        self._read = reader or functools.partial(read_cards, model=model or load_model())
-        """Turns a frame into card readings: the card reader, or a test's script."""
+        self._read = reader or functools.partial(
+            read_cards, model=model or load_model(), memory=DeckMemory()
+        )
+        """Turns a frame into card readings: the card reader with a memory of the deck the
+        camera has seen (``table.vision.memory``), or a test's script."""
         self.on_health: HealthCallback | None = None
         """Told when the source is lost or back; the controller logs it as the camera's health."""
         self._max_backoff = max_backoff

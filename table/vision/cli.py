@@ -22,6 +22,7 @@ from table.vision.capture import (
     save_deck,
     spoken,
 )
+from table.vision.memory import DeckMemory
 from table.vision.recognize import MODEL_PATH, SURE, Detection, Model, load_model, read_cards
 from table.vision.train import LEARN_EPOCHS, LEARN_SCENES, LEARN_SEED, fine_tune
 
@@ -65,6 +66,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p = sub.add_parser("eval", help="score readings against the truth files in a directory")
     p.add_argument("directory", type=Path)
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--memory",
+        action="store_true",
+        help="read the images in name order with one deck memory, as the camera reads its "
+        "frames (render one design per directory)",
+    )
     _model_option(p)
     p.set_defaults(func=_eval)
 
@@ -233,9 +240,11 @@ def _eval(args: argparse.Namespace) -> int:
     from table.vision.evaluate import Score, load_truth, pairs, score_scene
 
     model = load_model(args.model)
+    memory = DeckMemory() if args.memory else None
     total = Score()
     for image_path, truth_path in pairs(args.directory):
-        total.add(score_scene(load_truth(truth_path), read_cards(read_image(image_path), model)))
+        found = read_cards(read_image(image_path), model, memory)
+        total.add(score_scene(load_truth(truth_path), found))
     if args.json:
         print(json.dumps(total.to_dict()))
     else:

@@ -12,7 +12,9 @@ each card. It works in four steps, all pure functions of the image:
    trained by ``table/vision/train.py`` on rendered scenes); the turn that looks
    most like an upright rank mark wins; an unsure candidate is read again in crops
    cut a little larger, smaller, wider and narrower, and the looks averaged. Red
-   against black comes from the blob's own pixels.
+   against black comes from the blob's own pixels. Given the camera's deck memory
+   (``table.vision.memory``), an unsure mark like the deck's remembered ones of
+   the rank it leans to is read, unsure.
 4. *One card, one reading*: the pieces of one mark (the two digits of ``10``, the
    letters of ``JOKER``) and the two opposite corner marks of one card are merged.
 """
@@ -30,6 +32,7 @@ import cv2
 import numpy as np
 
 from table.errors import UserError
+from table.vision.memory import DeckMemory, Readings
 
 MODEL_PATH = Path(__file__).with_name("model.npz")
 CLASSES = "3456789TJQKA2X"
@@ -643,15 +646,23 @@ class Model:
 
     def predict_turns(self, upright: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Returns rank and suit probabilities in each quarter turn, ``(n, 4, classes)``,
-        from the upright features (``upright_features``).
+        from the upright features (``upright_features``)."""
+        return self.heads_turns(self.hidden_turns(upright))
+
+    def hidden_turns(self, upright: np.ndarray) -> np.ndarray:
+        """Returns every member's hidden layer in each quarter turn, ``(n, 4, members *
+        width)``, from the upright features.
 
         One product with the first layer turned four ways costs less than turning the
         features (``quarter_features``) and multiplying four times as many rows.
         """
         weights, biases = self._turned_first_layer
-        n = len(upright)
-        hidden = _relu(upright @ weights, biases).reshape(n * 4, -1)
-        rank, suit = self._heads(hidden)
+        return _relu(upright @ weights, biases).reshape(len(upright), 4, -1)
+
+    def heads_turns(self, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Returns rank and suit probabilities in each quarter turn from ``hidden_turns``."""
+        n = len(hidden)
+        rank, suit = self._heads(hidden.reshape(n * 4, -1))
         return rank.reshape(n, 4, -1), suit.reshape(n, 4, -1)
 
     def _heads(self, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -701,12 +712,16 @@ def load_model(path: Path = MODEL_PATH) -> Model:
         ) from error
 
 
-def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]:
+def read_cards(
+    image: np.ndarray, model: Model | None = None, memory: DeckMemory | None = None
+) -> list[Detection]:
     """Reads every face-up card whose rank mark is visible.
 
     Returns one :class:`Detection` per card, including low-confidence ones
     (confidence below ``SURE`` means "seen but unsure"); blobs that look like no rank
-    mark are dropped.
+    mark are dropped. With a ``memory`` of the frames before (the camera's), an
+    unsure mark that looks like the deck's remembered marks of the rank it leans
+    to is read, unsure; the frame's sure readings are remembered.
     """
     if image is None or image.size == 0:
         return []
@@ -714,18 +729,21 @@ def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]
     cand = find_candidates(image)
     if len(cand.centres) == 0:
         return []
-    rank_p, suit_p = _second_look(cand, model, *_quarter_predict(cand.crops, model))
+    hidden = model.hidden_turns(upright_features(cand.crops))
+    rank_p, suit_p = _second_look(cand, model, *model.heads_turns(hidden))
     mark_p = rank_p[..., :-1]
     best = mark_p.reshape(len(mark_p), -1).argmax(axis=1)
     quarter, cls = np.divmod(best, mark_p.shape[2])
     conf = mark_p[np.arange(len(best)), quarter, cls]
+    upright = cand.angles + quarter * (np.pi / 2)
+    if memory is not None:
+        conf = _recall(memory, cand, hidden, quarter, cls, conf, upright)
 
     # Colour costs a window's median, so it is measured only where a reading needs it:
     # a joker, a sure suit to confirm, two corners about to be joined.
     redness = cache(cand.redness)
 
     read = np.nonzero(conf >= MIN_CONFIDENCE)[0]
-    upright = cand.angles + quarter * (np.pi / 2)
     blob_of: dict[Detection, int] = {}  # each reading's blob, to measure its colour later
     for i in read:
         q, k = int(quarter[i]), int(cls[i])
@@ -746,6 +764,30 @@ def read_cards(image: np.ndarray, model: Model | None = None) -> list[Detection]
         )
         blob_of[reading] = int(i)
     return merge(_without_pieces(list(blob_of)), cand.table, lambda d: redness(blob_of[d]))
+
+
+def _recall(
+    memory: DeckMemory,
+    cand: Candidates,
+    hidden: np.ndarray,
+    quarter: np.ndarray,
+    cls: np.ndarray,
+    conf: np.ndarray,
+    upright: np.ndarray,
+) -> np.ndarray:
+    """Returns the confidences with the unsure marks the deck memory reads raised to the
+    cut, and remembers the frame's sure readings.
+
+    The letters of a read joker's word are left alone: the ``K`` of ``JOKER`` looks
+    like the deck's kings.
+    """
+    words = np.zeros(len(conf), bool)
+    for i in np.nonzero((conf >= MIN_CONFIDENCE) & (cls == CLASSES.index("X")))[0]:
+        words[_word_blobs(int(i), cand.centres, upright, cand.sizes)] = True
+    frame = Readings(hidden, quarter, cls, conf, cand.centres, cand.sizes)
+    rescued = memory.recall(frame, MIN_CONFIDENCE, words)
+    memory.remember(frame, SURE)
+    return np.where(rescued, np.float32(MIN_CONFIDENCE), conf)
 
 
 def _quarter_predict(crops: np.ndarray, model: Model) -> tuple[np.ndarray, np.ndarray]:

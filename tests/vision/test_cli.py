@@ -77,6 +77,9 @@ def test_render_then_eval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert run("vision", "eval", str(folder), "--json") == 0
     score = json.loads(capsys.readouterr().out)
     assert score["cards"] > 0 and score["accuracy"] >= 0.8
+    assert run("vision", "eval", str(folder), "--json", "--memory") == 0
+    remembered = json.loads(capsys.readouterr().out)
+    assert remembered["cards"] == score["cards"] and remembered["right"] >= score["right"]
 
 
 def test_bad_inputs_are_user_errors(tmp_path: Path) -> None:
