@@ -71,6 +71,11 @@ def main() -> int:
     parser.add_argument("--epochs", type=int, default=LEARN_EPOCHS)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="also score the learnt model reading each design's scenes in turn with a deck memory",
+    )
     args = parser.parse_args()
     base = load_model()
     results: dict[str, object] = {}
@@ -86,12 +91,16 @@ def main() -> int:
             print(f"{theme}: learnt in {took:.0f} s ({retakes} frames taken again)", flush=True)
             before = run([theme], args.scenes, args.seed, base)
             after = run([theme], args.scenes, args.seed, learnt)
+            if args.memory:
+                remembered = run([theme], args.scenes, args.seed, learnt, memory=True)
         results[theme] = {
             "before": before[theme],
             "after": after[theme],
             "learn_seconds": round(took),
             "retakes": retakes,
         }
+        if args.memory:
+            results[theme]["after_with_memory"] = remembered[theme]
         print(
             f"{theme}: rank acc {before[theme]['accuracy']} -> {after[theme]['accuracy']}, "
             f"plays {before[theme]['play_accuracy']} -> {after[theme]['play_accuracy']}",
