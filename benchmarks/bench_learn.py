@@ -91,16 +91,16 @@ def main() -> int:
             print(f"{theme}: learnt in {took:.0f} s ({retakes} frames taken again)", flush=True)
             before = run([theme], args.scenes, args.seed, base)
             after = run([theme], args.scenes, args.seed, learnt)
+            figures = {
+                "before": before[theme],
+                "after": after[theme],
+                "learn_seconds": round(took),
+                "retakes": retakes,
+            }
             if args.memory:
                 remembered = run([theme], args.scenes, args.seed, learnt, memory=True)
-        results[theme] = {
-            "before": before[theme],
-            "after": after[theme],
-            "learn_seconds": round(took),
-            "retakes": retakes,
-        }
-        if args.memory:
-            results[theme]["after_with_memory"] = remembered[theme]
+                figures["after_with_memory"] = remembered[theme]
+        results[theme] = figures
         print(
             f"{theme}: rank acc {before[theme]['accuracy']} -> {after[theme]['accuracy']}, "
             f"plays {before[theme]['play_accuracy']} -> {after[theme]['play_accuracy']}",
