@@ -21,10 +21,12 @@ import argparse
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import cv2
 import numpy as np
 
+from table.errors import UserError
 from table.vision.evaluate import Score, score_scene
 from table.vision.faces import HELD_OUT_THEMES, THEME_DIR
 from table.vision.memory import DeckMemory
@@ -110,13 +112,15 @@ FOREIGN_THEMES = ("ancient_french", "berlin", "lattmann", "rheinland", "tarocco"
 rheinland), V D R with a 1 for the ace (ancient_french), F D R (tarocco)."""
 
 
-def foreign(themes: list[str], scenes: int, seed: int) -> dict[str, dict[str, object]]:
+def foreign(
+    themes: list[str], scenes: int, seed: int, model: Model | None = None
+) -> dict[str, dict[str, object]]:
     """Scores the foreign-index designs, counting apart the sure readings that are wrong.
 
     A sure misreading is what a referee must never give: a card it cannot read must be
     reported unsure or not at all.
     """
-    model = load_model()
+    model = model or load_model()
     out: dict[str, dict[str, object]] = {}
     for t, theme in enumerate(themes):
         score, sure = Score(), Score()
@@ -162,11 +166,16 @@ LAID_PLAYS: dict[str, Layout] = {"joker-pairs": joker_pairs, "dou-dizhu": dou_di
 
 
 def laid(
-    name: str, themes: list[str], scenes: int, seed: int, memory: bool = False
+    name: str,
+    themes: list[str],
+    scenes: int,
+    seed: int,
+    model: Model | None = None,
+    memory: bool = False,
 ) -> dict[str, dict[str, object]]:
     """Scores scenes of the plays ``LAID_PLAYS[name]`` lays, per theme and in total (with
     ``memory``, each theme's scenes in turn with one deck memory)."""
-    model = load_model()
+    model = model or load_model()
     out: dict[str, dict[str, object]] = {}
     total = Score()
     for place, theme in enumerate(themes):
@@ -220,14 +229,24 @@ def main() -> int:
         action="store_true",
         help="read each design's scenes in turn with one deck memory, as the camera does",
     )
+    parser.add_argument(
+        "--model",
+        type=Path,
+        help="read with this model (one written by ddz-table vision learn) instead of the "
+        "built-in one",
+    )
     args = parser.parse_args()
+    try:
+        model = load_model(args.model) if args.model else load_model()
+    except UserError as error:
+        parser.error(str(error))
     themes = [t for t in args.themes if t.startswith("own") or (THEME_DIR / f"{t}.svgz").exists()]
-    results: dict[str, object] = dict(run(themes, args.scenes, args.seed, memory=args.memory))
+    results: dict[str, object] = dict(run(themes, args.scenes, args.seed, model, args.memory))
     if args.foreign:
         present = [t for t in FOREIGN_THEMES if (THEME_DIR / f"{t}.svgz").exists()]
-        results["foreign"] = foreign(present, max(1, args.scenes // 4), args.seed)
+        results["foreign"] = foreign(present, max(1, args.scenes // 4), args.seed, model)
     for name in args.laid:
-        results[name] = laid(name, themes, max(1, args.scenes // 3), args.seed, args.memory)
+        results[name] = laid(name, themes, max(1, args.scenes // 3), args.seed, model, args.memory)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=2)
