@@ -7,6 +7,7 @@ faces, fine-tunes the reader on them, and scores the built-in and the learnt mod
 the same scenes as ``bench_vision.py`` (same seed, same scenes of that design).
 
     .venv/bin/python benchmarks/bench_learn.py --themes bellot orell --scenes 30
+    .venv/bin/python benchmarks/bench_learn.py --memory --laid joker-pairs dou-dizhu
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
-from bench_vision import run
+from bench_vision import LAID_PLAYS, laid, run
 
 from table.errors import UserError
 from table.vision.capture import LEARN_ORDER, cut_cards, save_deck
@@ -76,6 +77,14 @@ def main() -> int:
         action="store_true",
         help="also score the learnt model reading each design's scenes in turn with a deck memory",
     )
+    parser.add_argument(
+        "--laid",
+        nargs="*",
+        choices=sorted(LAID_PLAYS),
+        default=[],
+        help="also score the learnt model on scenes of chosen plays (as bench_vision.py --laid, "
+        "whose figures are the built-in model's on the same scenes)",
+    )
     args = parser.parse_args()
     base = load_model()
     results: dict[str, object] = {}
@@ -100,6 +109,13 @@ def main() -> int:
             if args.memory:
                 remembered = run([theme], args.scenes, args.seed, learnt, memory=True)
                 figures["after_with_memory"] = remembered[theme]
+            for name in args.laid:
+                scenes = max(1, args.scenes // 3)
+                figures[f"{name}_after"] = laid(name, [theme], scenes, args.seed, learnt)[theme]
+                if args.memory:
+                    figures[f"{name}_after_with_memory"] = laid(
+                        name, [theme], scenes, args.seed, learnt, memory=True
+                    )[theme]
         results[theme] = figures
         print(
             f"{theme}: rank acc {before[theme]['accuracy']} -> {after[theme]['accuracy']}, "
