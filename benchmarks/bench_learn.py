@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
-from bench_vision import LAID_PLAYS, laid, run
+from bench_vision import LAID_PLAYS, laid, laid_scenes, run
 
 from table.errors import UserError
 from table.vision.capture import LEARN_ORDER, cut_cards, save_deck
@@ -109,8 +109,8 @@ def main() -> int:
             if args.memory:
                 remembered = run([theme], args.scenes, args.seed, learnt, memory=True)
                 figures["after_with_memory"] = remembered[theme]
+            scenes = laid_scenes(args.scenes)
             for name in args.laid:
-                scenes = max(1, args.scenes // 3)
                 figures[f"{name}_after"] = laid(name, [theme], scenes, args.seed, learnt)[theme]
                 if args.memory:
                     figures[f"{name}_after_with_memory"] = laid(

@@ -192,6 +192,11 @@ def laid(
     return out
 
 
+def laid_scenes(scenes: int) -> int:
+    """Returns how many scenes of chosen plays are scored per design: a third of the random ones."""
+    return max(1, scenes // 3)
+
+
 def _place(theme: str, place: int) -> int:
     """Returns a theme's place for its scene seeds: in ``HELD_OUT_THEMES`` if held out."""
     return HELD_OUT_THEMES.index(theme) if theme in HELD_OUT_THEMES else place
@@ -246,7 +251,7 @@ def main() -> int:
         present = [t for t in FOREIGN_THEMES if (THEME_DIR / f"{t}.svgz").exists()]
         results["foreign"] = foreign(present, max(1, args.scenes // 4), args.seed, model)
     for name in args.laid:
-        results[name] = laid(name, themes, max(1, args.scenes // 3), args.seed, model, args.memory)
+        results[name] = laid(name, themes, laid_scenes(args.scenes), args.seed, model, args.memory)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=2)
