@@ -141,6 +141,9 @@ def test_a_play_the_operator_enters_replaces_the_unsure_reading(tmp_path: Path) 
     try:
         panel.press(0, Key.BID3)
         until(controller, in_phase(Phase.PLAY))
+        # The new round marks what lies on the table as old at the camera's next frame;
+        # cards laid before that frame would be old too (a slow frame made this flaky).
+        assert eyes.wait_frames(1, timeout=10)
         on_table.extend(laid("33", confidence=0.5))
         panel.press(0, Key.PLAY)
         until(controller, lambda s: controller.pending is not None)
