@@ -30,7 +30,7 @@ from table.errors import UserError
 from table.vision.evaluate import Score, score_scene
 from table.vision.faces import HELD_OUT_THEMES, THEME_DIR
 from table.vision.memory import DeckMemory
-from table.vision.recognize import SURE, Model, load_model, read_cards
+from table.vision.recognize import SURE, Convnet, Model, load_convnet, load_model, read_cards
 from table.vision.synth import Scene, render_table
 from table.vision.train import random_layout
 
@@ -66,7 +66,12 @@ def scene(
 
 
 def run(
-    themes: list[str], scenes: int, seed: int, model: Model | None = None, memory: bool = False
+    themes: list[str],
+    scenes: int,
+    seed: int,
+    model: Model | None = None,
+    memory: bool = False,
+    convnet: Convnet | None = None,
 ) -> dict[str, dict[str, object]]:
     """Scores ``scenes`` scenes per theme and returns the figures per theme and in total.
 
@@ -85,7 +90,7 @@ def run(
         for i in range(scenes):
             image, truth = scene(10_000_000, seed, _place(theme, place), i, theme, arm=True)
             start = time.perf_counter()
-            found = read_cards(image, model, deck)
+            found = read_cards(image, model, deck, convnet)
             times.append(time.perf_counter() - start)
             score.add(score_scene(truth, found))
         results[theme] = score.to_dict()
@@ -113,7 +118,11 @@ rheinland), V D R with a 1 for the ace (ancient_french), F D R (tarocco)."""
 
 
 def foreign(
-    themes: list[str], scenes: int, seed: int, model: Model | None = None
+    themes: list[str],
+    scenes: int,
+    seed: int,
+    model: Model | None = None,
+    convnet: Convnet | None = None,
 ) -> dict[str, dict[str, object]]:
     """Scores the foreign-index designs, counting apart the sure readings that are wrong.
 
@@ -126,7 +135,7 @@ def foreign(
         score, sure = Score(), Score()
         for i in range(scenes):
             image, truth = scene(20_000_000, seed, t, i, theme)
-            found = read_cards(image, model)
+            found = read_cards(image, model, convnet=convnet)
             score.add(score_scene(truth, found))
             sure.add(score_scene(truth, [d for d in found if d.confidence >= SURE]))
         out[theme] = score.to_dict()
@@ -172,6 +181,7 @@ def laid(
     seed: int,
     model: Model | None = None,
     memory: bool = False,
+    convnet: Convnet | None = None,
 ) -> dict[str, dict[str, object]]:
     """Scores scenes of the plays ``LAID_PLAYS[name]`` lays, per theme and in total (with
     ``memory``, each theme's scenes in turn with one deck memory)."""
@@ -183,7 +193,7 @@ def laid(
         deck = DeckMemory() if memory else None
         for i in range(scenes):
             image, truth = scene(30_000_000, seed, _place(theme, place), i, theme, LAID_PLAYS[name])
-            score.add(score_scene(truth, read_cards(image, model, deck)))
+            score.add(score_scene(truth, read_cards(image, model, deck, convnet)))
         out[theme] = score.to_dict()
         total.add(score)
         print(f"{theme:14s} {name}: {_laid_line(score)}", flush=True)
@@ -240,18 +250,28 @@ def main() -> int:
         help="read with this model (one written by ddz-table vision learn) instead of the "
         "built-in one",
     )
+    parser.add_argument(
+        "--convnet",
+        type=Path,
+        help="give unsure marks the second opinion of this network (one written by "
+        "python -m table.vision.train --convnet-out) instead of the built-in one",
+    )
     args = parser.parse_args()
     try:
         model = load_model(args.model) if args.model else load_model()
+        convnet = load_convnet(args.convnet) if args.convnet else load_convnet()
     except UserError as error:
         parser.error(str(error))
     themes = [t for t in args.themes if t.startswith("own") or (THEME_DIR / f"{t}.svgz").exists()]
-    results: dict[str, object] = dict(run(themes, args.scenes, args.seed, model, args.memory))
+    results: dict[str, object] = dict(
+        run(themes, args.scenes, args.seed, model, args.memory, convnet)
+    )
     if args.foreign:
         present = [t for t in FOREIGN_THEMES if (THEME_DIR / f"{t}.svgz").exists()]
-        results["foreign"] = foreign(present, max(1, args.scenes // 4), args.seed, model)
+        results["foreign"] = foreign(present, max(1, args.scenes // 4), args.seed, model, convnet)
     for name in args.laid:
-        results[name] = laid(name, themes, laid_scenes(args.scenes), args.seed, model, args.memory)
+        scenes = laid_scenes(args.scenes)
+        results[name] = laid(name, themes, scenes, args.seed, model, args.memory, convnet)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(results, handle, indent=2)

@@ -11,7 +11,8 @@ each card. It works in four steps, all pure functions of the image:
    the four quarter turns by three small neural networks, averaged (``model.npz``,
    trained by ``table/vision/train.py`` on rendered scenes); the turn that looks
    most like an upright rank mark wins; an unsure candidate is read again in crops
-   cut a little larger, smaller, wider and narrower, and the looks averaged. Red
+   cut a little larger, smaller, wider and narrower, the looks averaged, and a small
+   convolutional network (``convnet.onnx``, run by ``cv2.dnn``) has its say. Red
    against black comes from the blob's own pixels. Given the camera's deck memory
    (``table.vision.memory``), an unsure mark like the deck's remembered ones of
    the rank it leans to is read, unsure.
@@ -22,6 +23,7 @@ each card. It works in four steps, all pure functions of the image:
 from __future__ import annotations
 
 import math
+import threading
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +37,9 @@ from table.errors import UserError
 from table.vision.memory import DeckMemory, Readings
 
 MODEL_PATH = Path(__file__).with_name("model.npz")
+CONVNET_PATH = Path(__file__).with_name("convnet.onnx")
+"""The convolutional network that gives unsure candidates a second opinion
+(``Convnet``, trained by ``table/vision/train_convnet.py``)."""
 CLASSES = "3456789TJQKA2X"
 """Rank classes of the network; ``X`` is a joker, coloured by its ink."""
 SUITS = "shdc"
@@ -62,6 +67,9 @@ SECOND_LOOK_BAND = (0.3, SURE)
 Sure readings are not: looking again at every candidate from 0.3 up read 1210 cards of
 the 1308 above right, against 1215 (the first four looks alone), dragging good
 readings under ``SURE``."""
+CONVNET_SHARE = 0.5
+"""Share of the convolutional network's probabilities in an unsure candidate's reading, after
+the second looks; the rest is the two-layer networks'."""
 PIECE_SIZE = 0.6
 """Size, as a share of the frame's usual sure rank mark, under which a rank reading is a piece.
 
@@ -506,12 +514,7 @@ def upright_features(crops: np.ndarray) -> np.ndarray:
     """Returns the features of every crop as it is cut, ``(n, f)``: contrast-normalised
     pixels of the mark and of its surroundings, and edge-direction histograms."""
     n = len(crops)
-    flat = crops.reshape(n, -1)
-    # The paper's level: a high percentile of 4x4-pixel means, a fraction of the cost
-    # of one over all pixels.
-    hi = _percentile_95(_cell_means(crops, 4).reshape(n, -1))
-    lo = flat.min(axis=1, keepdims=True)
-    norm = np.clip((flat - lo) / np.maximum(hi - lo, 8.0), 0, 1).reshape(n, CROP, CROP)
+    norm = _normalised(crops)
     q = CROP // 4
     centre = np.ascontiguousarray(norm[:, q : CROP - q, q : CROP - q])
     tight = 1 - _cell_means(centre, 2)
@@ -530,6 +533,23 @@ def upright_features(crops: np.ndarray) -> np.ndarray:
     hog = np.sqrt(hog.reshape(n, per_crop)).astype(np.float32)
     hog /= np.linalg.norm(hog, axis=1, keepdims=True) + 1e-3
     return np.concatenate([tight.reshape(n, -1), context.reshape(n, -1), hog], axis=1)
+
+
+def ink(crops: np.ndarray) -> np.ndarray:
+    """Returns every crop as ink, ``(n, CROP, CROP)``: 0 where it is as light as the
+    paper, 1 at its darkest pixel, so a light and a dark frame of one mark look alike."""
+    return 1 - _normalised(crops)
+
+
+def _normalised(crops: np.ndarray) -> np.ndarray:
+    """Returns every crop's pixels stretched from its darkest (0) to its paper's level (1)."""
+    n = len(crops)
+    flat = crops.reshape(n, -1)
+    # The paper's level: a high percentile of 4x4-pixel means, a fraction of the cost
+    # of one over all pixels.
+    hi = _percentile_95(_cell_means(crops, 4).reshape(n, -1))
+    lo = flat.min(axis=1, keepdims=True)
+    return np.clip((flat - lo) / np.maximum(hi - lo, 8.0), 0, 1).reshape(n, CROP, CROP)
 
 
 def _percentile_95(rows: np.ndarray) -> np.ndarray:
@@ -712,14 +732,62 @@ def load_model(path: Path = MODEL_PATH) -> Model:
         ) from error
 
 
+class Convnet:
+    """A small convolutional network over a crop's ink (``ink``): rank probabilities, the
+    last class "not a mark", run by ``cv2.dnn``.
+
+    It sees the strokes' shapes where the two-layer networks see cell means and edge
+    histograms, so the two err on different marks of a font neither was trained on.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._lock = threading.Lock()  # one net, one forward pass at a time
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as error:
+            raise UserError(
+                f"{path} is not the card reader's convolutional network ({error}); "
+                "train it again with bash scripts/train, or check out the committed file"
+            ) from error
+
+    def predict_turns(self, crops: np.ndarray) -> np.ndarray:
+        """Returns the rank probabilities of every crop in each quarter turn, ``(n, 4,
+        classes)``, turn ``k`` being the crop turned ``k`` quarters counterclockwise."""
+        marks = ink(crops)
+        turns = np.stack([np.rot90(marks, k, axes=(1, 2)) for k in range(4)], axis=1)
+        with self._lock:
+            self._net.setInput(np.ascontiguousarray(turns.reshape(-1, 1, CROP, CROP)))
+            logits = self._net.forward()
+        return softmax(logits).reshape(len(crops), 4, -1)
+
+
+@cache
+def load_convnet(path: Path = CONVNET_PATH) -> Convnet:
+    """Loads the convolutional network once.
+
+    :raises UserError: when the file is missing or holds no such network.
+    """
+    if not path.is_file():
+        raise UserError(
+            f"{path} is missing: the card reader needs it; train it with bash scripts/train, "
+            "or check out the committed file"
+        )
+    return Convnet(path)
+
+
 def read_cards(
-    image: np.ndarray, model: Model | None = None, memory: DeckMemory | None = None
+    image: np.ndarray,
+    model: Model | None = None,
+    memory: DeckMemory | None = None,
+    convnet: Convnet | None = None,
 ) -> list[Detection]:
     """Reads every face-up card whose rank mark is visible.
 
     Returns one :class:`Detection` per card, including low-confidence ones
     (confidence below ``SURE`` means "seen but unsure"); blobs that look like no rank
-    mark are dropped. With a ``memory`` of the frames before (the camera's), an
+    mark are dropped. ``model`` and ``convnet`` default to the committed networks; a
+    learnt deck's model is read with the committed convolutional network. With a
+    ``memory`` of the frames before (the camera's), an
     unsure mark that looks like the deck's remembered marks of the rank it leans
     to is read, unsure; the frame's sure readings are remembered.
     """
@@ -730,7 +798,9 @@ def read_cards(
     if len(cand.centres) == 0:
         return []
     hidden = model.hidden_turns(upright_features(cand.crops))
-    rank_p, suit_p = _second_look(cand, model, *model.heads_turns(hidden))
+    rank_p, suit_p = _second_look(
+        cand, model, convnet or load_convnet(), *model.heads_turns(hidden)
+    )
     mark_p = rank_p[..., :-1]
     best = mark_p.reshape(len(mark_p), -1).argmax(axis=1)
     quarter, cls = np.divmod(best, mark_p.shape[2])
@@ -797,16 +867,16 @@ def _quarter_predict(crops: np.ndarray, model: Model) -> tuple[np.ndarray, np.nd
 
 
 def _second_look(
-    cand: Candidates, model: Model, rank_p: np.ndarray, suit_p: np.ndarray
+    cand: Candidates, model: Model, convnet: Convnet, rank_p: np.ndarray, suit_p: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Reads the unsure candidates again in crops cut a little larger and smaller,
-    wider and narrower, taller and shorter (``SECOND_LOOKS``), and averages every
-    look's probabilities.
+    wider and narrower, taller and shorter (``SECOND_LOOKS``), averages every look's
+    probabilities, and mixes in the convolutional network's (``CONVNET_SHARE``).
 
     A mark of a font the networks never saw may sit a little off the sizes and
     proportions they learnt; a look at several keeps one chance resemblance from
-    deciding. Only candidates whose best reading lies in ``SECOND_LOOK_BAND`` are
-    looked at again, a few in a hundred.
+    deciding, and a network of another kind errs on other marks. Only candidates whose
+    best reading lies in ``SECOND_LOOK_BAND`` are looked at again, a few in a hundred.
     """
     best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
     again = np.nonzero((best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1]))[0]
@@ -827,6 +897,8 @@ def _second_look(
     suit_p[again] += s.reshape(every, len(again), *s.shape[1:]).sum(axis=0)
     rank_p[again] /= 1 + every
     suit_p[again] /= 1 + every
+    rank_p[again] *= 1 - CONVNET_SHARE
+    rank_p[again] += CONVNET_SHARE * convnet.predict_turns(cand.crops[again])
     return rank_p, suit_p
 
 

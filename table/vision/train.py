@@ -1,7 +1,8 @@
 """Trains the rank-mark networks (``model.npz``) on rendered scenes of the training designs.
 
 Recipe (the same data set on any machine with the same Debian packages, and the same
-weights on the same processor and numpy; three networks in 14 to 18 minutes on 2 cores)::
+weights on the same processor and numpy; three networks in 14 to 18 minutes on 2 cores,
+then the convolutional second opinion, ``table.vision.train_convnet``)::
 
     bash scripts/train
 
@@ -9,7 +10,8 @@ weights on the same processor and numpy; three networks in 14 to 18 minutes on 2
 the bonded theme (taken from the ``aisleriot`` package), ``rsvg-convert`` and the font
 packages listed as ``FONT_PACKAGES`` in ``scripts/lib.sh``; then it runs
 ``python -m table.vision.train`` with its arguments (defaults: three networks, each on
-3000 scenes of its own seed, 15 epochs, seed 0).
+3000 scenes of its own seed, 15 epochs, seed 0; the convolutional network on the crops
+of all their scenes).
 
 Only the designs the issue allows are used, in fixed shares of the scenes
 (``DECK_MIX``): the aisleriot themes in ``TRAIN_THEMES``, the project's own decks in
@@ -29,6 +31,7 @@ import time
 from functools import partial
 from multiprocessing import Pool
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -37,6 +40,7 @@ from table.cli import positive_int
 from table.vision.faces import OWN_DECKS, RANKS, SHEET_SUITS, THEME_DIR, TRAIN_THEMES
 from table.vision.recognize import (
     CLASSES,
+    CONVNET_PATH,
     CROP,
     MODEL_PATH,
     SUITS,
@@ -50,6 +54,10 @@ from table.vision.typeset import typeset_decks
 
 BACKGROUND_KEEP = 0.6
 """Share of background (not a rank mark) samples kept; there are far more of them."""
+CONVNET_EPOCHS = 2
+"""Passes of the convolutional network over its samples (the three networks' scenes)."""
+CONVNET_BACKGROUND = 0.4
+"""Share of background candidates the convolutional network learns, each in a random turn."""
 DECK_MIX = (0.2, 0.25, 0.55)
 """Shares of the scenes drawn from the training themes, the own decks and the typeset decks."""
 AUGMENTED = 0.7
@@ -184,10 +192,40 @@ def label_candidates(
     return cls, quarter, suit
 
 
+class CropSamples(NamedTuple):
+    """The convolutional network's samples: crops as cut (``float16``), the quarter turn
+    each is read in, and its class in that turn (the last: not a mark)."""
+
+    crops: np.ndarray
+    turns: np.ndarray
+    classes: np.ndarray
+
+
+def crop_samples(
+    crops: np.ndarray, cls: np.ndarray, quarter: np.ndarray, rng: np.random.Generator
+) -> CropSamples:
+    """Picks the convolutional network's samples from one scene's labelled candidates.
+
+    Each whole mark is learnt upright as its rank and once more, in a wrong turn, as not a
+    mark (the turn that reads best decides which way up a card lies); ``CONVNET_BACKGROUND``
+    of the rest in a random turn. Candidates of class -1 (part of a mark) are left out.
+    """
+    marks = np.nonzero((cls >= 0) & (cls < len(CLASSES)))[0]
+    background = np.nonzero(cls == len(CLASSES))[0]
+    background = background[rng.random(len(background)) < CONVNET_BACKGROUND]
+    wrong = (quarter[marks] + rng.integers(1, 4, len(marks))) % 4
+    return CropSamples(
+        crops[np.concatenate([marks, marks, background])].astype(np.float16),
+        np.concatenate([quarter[marks], wrong, rng.integers(0, 4, len(background))]),
+        np.concatenate([cls[marks], np.full(len(marks) + len(background), len(CLASSES), np.int64)]),
+    )
+
+
 def scene_samples(
-    seed: int, learnt: str | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Renders one training scene and returns its features, rank labels and suit labels.
+    seed: int, learnt: str | None = None, crops: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, CropSamples | None]:
+    """Renders one training scene and returns its features, rank labels and suit labels,
+    and with ``crops`` the convolutional network's samples of it.
 
     With ``learnt`` (a learnt deck's folder), ``LEARNT_SHARE`` of the scenes use it.
     """
@@ -209,6 +247,10 @@ def scene_samples(
     )
     cand = find_candidates(image)
     cls, quarter, suit = label_candidates(scene, cand.centres, cand.angles, cand.sizes)
+    # Their own generator, so that the two-layer networks' samples stay as they were.
+    conv = (
+        crop_samples(cand.crops, cls, quarter, np.random.default_rng([seed, 1])) if crops else None
+    )
     xs, ys, ss = [], [], []
     turns = quarter_features(augment(cand.crops, rng))
     for q in range(4):
@@ -221,20 +263,26 @@ def scene_samples(
         ys.append(np.where(positive[keep], cls[keep], len(CLASSES)))
         ss.append(np.where(positive[keep], suit[keep], -1))
     if not xs:
-        return np.zeros((0, 0), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ss)
+        empty = np.zeros(0, np.int64)
+        return np.zeros((0, 0), np.float32), empty, empty, conv
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ss), conv
 
 
 def build_dataset(
-    scenes: int, seed: int, workers: int, learnt: str | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Renders ``scenes`` scenes in parallel and stacks their samples."""
+    scenes: int, seed: int, workers: int, learnt: str | None = None, crops: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, CropSamples | None]:
+    """Renders ``scenes`` scenes in parallel and stacks their samples (with ``crops``, the
+    convolutional network's too)."""
     cv2.setNumThreads(1)
     seeds = [seed * 1_000_003 + i for i in range(scenes)]
-    render = partial(scene_samples, learnt=learnt)
+    render = partial(scene_samples, learnt=learnt, crops=crops)
     with Pool(workers) as pool:
-        parts = [p for p in pool.map(render, seeds, chunksize=8) if len(p[1])]
-    return _stack(parts)
+        parts = pool.map(render, seeds, chunksize=8)
+    conv = [p[3] for p in parts if p[3] is not None]
+    x, y, s = _stack([p[:3] for p in parts if len(p[1])])
+    if not conv:
+        return x, y, s, None
+    return x, y, s, CropSamples(*(np.concatenate(column) for column in zip(*conv, strict=True)))
 
 
 def _stack(
@@ -347,14 +395,14 @@ def fine_tune(base: Model, deck: str, scenes: int, epochs: int, seed: int, worke
     """
     members = []
     for j, member in enumerate(base.members()):
-        x, y, s = build_dataset(scenes, seed + j, workers, learnt=deck)
+        x, y, s, _ = build_dataset(scenes, seed + j, workers, learnt=deck)
         print(f"network {j + 1}: {len(y)} samples", flush=True)
         members.append(fit(x, y, s, epochs, seed + j, start=member, rate=FINE_RATE))
     return Model.join(members)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Builds the data set, trains, reports held-in accuracy and writes the model."""
+    """Builds the data sets, trains, reports held-in accuracy and writes the model files."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scenes", type=positive_int, default=3000)
     parser.add_argument("--epochs", type=positive_int, default=15)
@@ -364,17 +412,38 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--workers", type=positive_int, default=2)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument(
+        "--only",
+        choices=("networks", "convnet"),
+        help="train only the two-layer networks (--out) or only the convolutional network "
+        "(--convnet-out, on the scenes the networks would be trained on)",
+    )
+    parser.add_argument("--convnet-out", type=Path, default=CONVNET_PATH)
+    parser.add_argument("--convnet-epochs", type=positive_int, default=CONVNET_EPOCHS)
     args = parser.parse_args(argv)
+    convnet = None
+    if args.only != "networks":
+        try:
+            from table.vision import train_convnet as convnet
+        except ImportError as error:
+            parser.error(
+                f"the convolutional network is trained with torch ({error}): run "
+                "bash scripts/train, which installs it, or pass --only networks"
+            )
     start = time.time()
-    members = []
+    members, crops = [], []
     for member in range(args.members):
         seed = args.seed + member
-        x, y, s = build_dataset(args.scenes, seed, args.workers)
+        x, y, s, conv = build_dataset(args.scenes, seed, args.workers, crops=convnet is not None)
+        crops += [conv] if conv is not None else []
         print(
             f"member {member + 1}: {len(y)} samples ({int((y < len(CLASSES)).sum())} marks) "
             f"in {time.time() - start:.0f} s",
             flush=True,
         )
+        if args.only == "convnet":
+            del x, y, s
+            continue
         members.append(fit(x, y, s, args.epochs, seed))
         right, block = 0, 65536  # a block of rows at a time: the hidden layer of all is large
         for at in range(0, len(x), block):
@@ -382,7 +451,14 @@ def main(argv: list[str] | None = None) -> int:
             right += int((pred == y[at : at + block]).sum())
         print(f"member {member + 1}: training accuracy {right / len(y):.4f}", flush=True)
         del x, y, s
-    Model.join(members).save(args.out)
+    if members:
+        Model.join(members).save(args.out)
+    if convnet is not None and crops:
+        samples = CropSamples(*(np.concatenate(column) for column in zip(*crops, strict=True)))
+        del crops
+        print(f"convolutional network: {len(samples.classes)} samples", flush=True)
+        net = convnet.fit(samples, args.convnet_epochs, args.seed, args.workers)
+        convnet.export(net, args.convnet_out)
     print(f"took {time.time() - start:.0f} s")
     return 0
 

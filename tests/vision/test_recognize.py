@@ -6,9 +6,11 @@ import cv2
 import numpy as np
 import pytest
 
+from table.vision import recognize
 from table.vision.evaluate import Score, score_scene
 from table.vision.memory import DeckMemory
 from table.vision.recognize import (
+    CONVNET_SHARE,
     CROP,
     SECOND_LOOK_BAND,
     SPAN,
@@ -17,6 +19,7 @@ from table.vision.recognize import (
     _second_look,
     cut_crops,
     find_candidates,
+    load_convnet,
     load_model,
     quarter_features,
     read_cards,
@@ -90,7 +93,9 @@ def test_german_court_cards_are_read_and_seldom_surely_misread() -> None:
 
     The floor on cards read right only keeps the second check from passing on empty
     readings: two networks read 79 of the 128 right (4 surely wrong), three read 63
-    (2 surely wrong), more of them unsure."""
+    (2 surely wrong), more of them unsure; with the convolutional second opinion 57
+    (2 surely wrong, 11 misread unsurely against 3): it reads more of the English
+    indices it was trained on and fewer of these (``bench_vision.py --foreign``)."""
     total, sure = Score(), Score()
     for deck in ("berlin", "lattmann"):
         for seed in range(8):
@@ -108,7 +113,7 @@ def test_german_court_cards_are_read_and_seldom_surely_misread() -> None:
             total.add(score_scene(truth, found))
             sure.add(score_scene(truth, [d for d in found if d.confidence >= SURE]))
     assert total.cards == 128
-    assert total.right >= 0.45 * total.cards, total.to_dict()
+    assert total.right >= 0.4 * total.cards, total.to_dict()
     assert sure.wrong + sure.invented <= 0.06 * total.cards, sure.to_dict()
 
 
@@ -274,7 +279,7 @@ def test_only_unsure_candidates_are_read_again() -> None:
     image, _ = render_table(random_layout(rng), seed=5, deck="tango_nuevo", px_per_mm=1.4)
     cand, model = find_candidates(image), load_model()
     rank_p, suit_p = _quarter_predict(cand.crops, model)
-    again_p, again_s = _second_look(cand, model, rank_p, suit_p)
+    again_p, again_s = _second_look(cand, model, load_convnet(), rank_p, suit_p)
     best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
     unsure = (best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1])
     assert unsure.any() and (~unsure).any()
@@ -282,3 +287,22 @@ def test_only_unsure_candidates_are_read_again() -> None:
     assert np.array_equal(again_s[~unsure], suit_p[~unsure])
     assert not np.allclose(again_p[unsure], rank_p[unsure])
     assert np.allclose(again_p.sum(axis=2), 1, atol=1e-4)
+
+
+def test_the_convolutional_network_has_its_share_of_an_unsure_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(5)
+    image, _ = render_table(random_layout(rng), seed=5, deck="tango_nuevo", px_per_mm=1.4)
+    cand, model, convnet = find_candidates(image), load_model(), load_convnet()
+    rank_p, suit_p = _quarter_predict(cand.crops, model)
+    mixed, mixed_suit = _second_look(cand, model, convnet, rank_p, suit_p)
+    monkeypatch.setattr(recognize, "CONVNET_SHARE", 0.0)
+    looks, looks_suit = _second_look(cand, model, convnet, rank_p, suit_p)
+    best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
+    unsure = np.nonzero((best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1]))[0]
+    opinion = convnet.predict_turns(cand.crops[unsure])
+    expected = (1 - CONVNET_SHARE) * looks[unsure] + CONVNET_SHARE * opinion
+    assert np.allclose(mixed[unsure], expected, atol=1e-5)
+    # The suit is the two-layer networks' alone.
+    assert np.array_equal(mixed_suit, looks_suit)

@@ -147,7 +147,7 @@ def test_a_learnt_deck_lays_its_share_of_the_fine_tuning_scenes(
 
     monkeypatch.setattr(train, "render_table", recording)
     for seed in range(12):
-        x, y, _ = scene_samples(seed, learnt=learnt_folder)
+        x, y, _, _ = scene_samples(seed, learnt=learnt_folder)
         assert len(x) == len(y) > 0
     share = laid.count(learnt_folder) / len(laid)
     assert abs(share - LEARNT_SHARE) < 0.3
