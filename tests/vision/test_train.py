@@ -118,6 +118,20 @@ def test_the_data_set_is_stacked_in_the_order_of_its_scenes() -> None:
     assert all(np.array_equal(a, b) for a, b in zip((x, y, s), whole, strict=True))
 
 
+def test_nothing_to_stack_is_no_samples() -> None:
+    x, y, s = _stack([])
+    assert x.shape == (0, 0) and len(y) == len(s) == 0
+
+
+def test_without_features_a_scene_gives_the_same_crops_and_nothing_else() -> None:
+    whole, crops_only = scene_samples(5, crops=True), scene_samples(5, crops=True, features=False)
+    assert len(whole[1]) > 0 and len(crops_only[0]) == len(crops_only[1]) == 0
+    assert whole[3] is not None and crops_only[3] is not None
+    assert all(np.array_equal(a, b) for a, b in zip(whole[3], crops_only[3], strict=True)), (
+        "the convolutional network's samples must not depend on the features"
+    )
+
+
 @pytest.mark.parametrize("option", ["--members", "--scenes", "--epochs", "--workers"])
 def test_the_trainer_refuses_a_count_below_one_with_a_message(
     option: str, capsys: pytest.CaptureFixture[str]
