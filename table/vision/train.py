@@ -326,7 +326,7 @@ def return_freed_memory() -> None:
 
     glibc keeps freed memory in its heap for reuse rather than handing it back, so each
     member's scenes, unpickled from the workers, piled on top of the last member's freed
-    ones. Trimming between members took the whole retrain's peak from 21.3 GB to 13.1 GB
+    ones. Trimming between members took the whole retrain's peak from 21.3 GB to 13.2 GB
     resident. Without glibc (musl, macOS) it does nothing.
     """
     trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
