@@ -8,6 +8,9 @@ scenes of chosen plays: fanned pairs of red and of black jokers (four players pl
 two decks), and a bomb, a chain of pairs, a triple with one and a pair of one suit.
 
     .venv/bin/python benchmarks/bench_vision.py --scenes 40 --seed 7
+
+``--themes`` also takes the project's own and typeset decks (``own3``, ``font20``): the
+training decks, on which the reader's choices are made.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
 import json
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -212,6 +216,11 @@ def _place(theme: str, place: int) -> int:
     return HELD_OUT_THEMES.index(theme) if theme in HELD_OUT_THEMES else place
 
 
+def _drawn(deck: str) -> bool:
+    """Tells whether a deck is one the project draws itself: ``own<N>`` or ``font<N>``."""
+    return re.fullmatch(r"own\d*|font\d+", deck) is not None
+
+
 def _laid_line(score: Score) -> str:
     """Returns one line of figures for scenes of laid plays."""
     return (
@@ -262,7 +271,9 @@ def main() -> int:
         convnet = load_convnet(args.convnet) if args.convnet else load_convnet()
     except UserError as error:
         parser.error(str(error))
-    themes = [t for t in args.themes if t.startswith("own") or (THEME_DIR / f"{t}.svgz").exists()]
+    themes = [t for t in args.themes if _drawn(t) or (THEME_DIR / f"{t}.svgz").exists()]
+    for theme in (t for t in args.themes if t not in themes):
+        print(f"{theme}: no such theme in {THEME_DIR}, nor an own or typeset deck; skipped")
     results: dict[str, object] = dict(
         run(themes, args.scenes, args.seed, model, args.memory, convnet)
     )
