@@ -22,7 +22,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
 import json
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -32,7 +31,7 @@ import numpy as np
 
 from table.errors import UserError
 from table.vision.evaluate import Score, score_scene
-from table.vision.faces import HELD_OUT_THEMES, THEME_DIR
+from table.vision.faces import HELD_OUT_THEMES, THEME_DIR, is_drawn
 from table.vision.memory import DeckMemory
 from table.vision.recognize import SURE, Convnet, Model, load_convnet, load_model, read_cards
 from table.vision.synth import Scene, render_table
@@ -216,11 +215,6 @@ def _place(theme: str, place: int) -> int:
     return HELD_OUT_THEMES.index(theme) if theme in HELD_OUT_THEMES else place
 
 
-def _drawn(deck: str) -> bool:
-    """Tells whether a deck is one the project draws itself: ``own<N>`` or ``font<N>``."""
-    return re.fullmatch(r"own\d*|font\d+", deck) is not None
-
-
 def _laid_line(score: Score) -> str:
     """Returns one line of figures for scenes of laid plays."""
     return (
@@ -271,7 +265,7 @@ def main() -> int:
         convnet = load_convnet(args.convnet) if args.convnet else load_convnet()
     except UserError as error:
         parser.error(str(error))
-    themes = [t for t in args.themes if _drawn(t) or (THEME_DIR / f"{t}.svgz").exists()]
+    themes = [t for t in args.themes if is_drawn(t) or (THEME_DIR / f"{t}.svgz").exists()]
     for theme in (t for t in args.themes if t not in themes):
         print(f"{theme}: no such theme in {THEME_DIR}, nor an own or typeset deck; skipped")
     results: dict[str, object] = dict(

@@ -194,6 +194,17 @@ def find_index_box(
     return (x0, y0, x1, y1)
 
 
+OWN_NAME = re.compile(r"own\d*")
+"""Names of the project's own drawn decks: ``own``, ``own0`` .. ``own<N>``."""
+TYPESET_NAME = re.compile(r"font\d+")
+"""Names of the typeset decks: ``font0`` .. ``font<N>``."""
+
+
+def is_drawn(name: str) -> bool:
+    """Tells whether ``name`` is a deck the project draws itself (own or typeset), not a theme."""
+    return bool(OWN_NAME.fullmatch(name) or TYPESET_NAME.fullmatch(name))
+
+
 @lru_cache(maxsize=64)
 def load_deck(name: str) -> Deck:
     """Loads a theme (rendering it first), draws an own or typeset deck, or reads a learnt one.
@@ -203,9 +214,9 @@ def load_deck(name: str) -> Deck:
 
     :raises UserError: for a ``font<N>`` deck when no usable font is installed.
     """
-    if re.fullmatch(r"own\d*", name):
+    if OWN_NAME.fullmatch(name):
         return _own_deck(int(name[3:] or 0))
-    if re.fullmatch(r"font\d+", name):
+    if TYPESET_NAME.fullmatch(name):
         from table.vision import typeset  # here, not at the top: typeset builds on this module
 
         return typeset.typeset_deck(int(name[4:]))
