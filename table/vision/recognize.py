@@ -69,7 +69,12 @@ the 1308 above right, against 1215 (the first four looks alone), dragging good
 readings under ``SURE``."""
 CONVNET_SHARE = 0.5
 """Share of the convolutional network's probabilities in an unsure candidate's reading, after
-the second looks; the rest is the two-layer networks'."""
+the second looks; the rest is the two-layer networks'.
+
+At this share a candidate the looks read under 0.4 cannot reach ``MIN_CONFIDENCE``, which is
+why ``SECOND_LOOK_BAND`` starting lower changes nothing. With plastic and anglo left out of
+training (1308 cards), 0.7 and asking from 0.1 read 1228 right and 18 wrong against 1225 and
+11 (docs/vision.md, "Also tried")."""
 PIECE_SIZE = 0.6
 """Size, as a share of the frame's usual sure rank mark, under which a rank reading is a piece.
 
