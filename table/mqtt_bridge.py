@@ -39,6 +39,8 @@ CACHE_SIZE: Final = 256
 
 EnterPlay = Callable[[TableSession, int, str, str, str], LogEntry]
 """Submits a play an operator typed: (session, seat, cards, by, why) -> its log entry."""
+NewDeck = Callable[[str], LogEntry]
+"""Tells the camera another deck is on the table (who says so) -> the alert logged."""
 
 
 def _submit_play(session: TableSession, seat: int, cards: str, by: str, why: str) -> LogEntry:
@@ -74,7 +76,9 @@ class MqttBridge:
     health. ``call`` runs such a change where the session's single writer lives
     (a controller passes its ``call``); without it, changes run under
     :attr:`lock`, which anyone else writing to the session must hold too.
-    ``on_session`` is told when a ``start`` command opened a new session.
+    ``on_session`` is told when a ``start`` command opened a new session;
+    ``enter_play`` and ``new_deck`` are the controller's, for the commands that
+    reach its camera (``new_deck`` absent: the table has none).
     """
 
     def __init__(
@@ -89,6 +93,7 @@ class MqttBridge:
         call: Callable[[Callable[[], LogEntry]], LogEntry] | None = None,
         on_session: Callable[[TableSession], None] | None = None,
         enter_play: EnterPlay | None = None,
+        new_deck: NewDeck | None = None,
     ) -> None:
         self.link = link
         self.log = log
@@ -99,6 +104,7 @@ class MqttBridge:
         self.call = call or self._locked
         self.on_session = on_session
         self.enter_play = enter_play or _submit_play
+        self.new_deck = new_deck
         self.session: TableSession | None = None
         self._state = TableState()
         self._cache: deque[LogEntry] = deque(maxlen=CACHE_SIZE)
@@ -349,6 +355,13 @@ class MqttBridge:
         if command.name == topics.CMD_PLAY:
             seat, cards = int(args["seat"]), str(args["cards"])
             return self.call(lambda: self.enter_play(session, seat, cards, by, why))
+        if command.name == topics.CMD_DECK:
+            if self.new_deck is None:
+                raise SessionError(
+                    f"table {self.table} has no camera, so there is no deck to forget"
+                )
+            new_deck = self.new_deck
+            return self.call(lambda: new_deck(by))
         if command.name == topics.CMD_ROUND:
             return self.call(lambda: session.start_round(int(args["first_bidder"])))
         return self.call(session.end)

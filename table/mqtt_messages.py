@@ -189,6 +189,7 @@ _ARGS: Final[dict[str, dict[str, tuple[type | tuple[type, ...], bool]]]] = {
     },
     topics.CMD_ROUND: {"first_bidder": (int, True)},
     topics.CMD_END: {},
+    topics.CMD_DECK: {"by": (str, False)},
 }
 
 

@@ -38,7 +38,9 @@ CMD_PLAY: Final = "play"
 CMD_START: Final = "start"
 CMD_ROUND: Final = "round"
 CMD_END: Final = "end"
-COMMANDS: Final = (CMD_UNDO, CMD_CORRECT, CMD_PLAY, CMD_START, CMD_ROUND, CMD_END)
+CMD_DECK: Final = "deck"
+"""Another deck is on the table: the camera forgets how the old one's marks looked."""
+COMMANDS: Final = (CMD_UNDO, CMD_CORRECT, CMD_PLAY, CMD_START, CMD_ROUND, CMD_END, CMD_DECK)
 
 HA_PREFIX: Final = "homeassistant"
 HA_STATUS_TOPIC: Final = f"{HA_PREFIX}/status"

@@ -239,6 +239,10 @@ class TableAccess(Protocol):
         """Marks the table's last alert as seen by the operator."""
         ...
 
+    def new_deck(self, table: str, by: str) -> str:
+        """Tells the table's camera that another deck is on the table, logged as an alert."""
+        ...
+
     def close(self) -> None:
         """Stops following the tables and ends every subscription."""
         ...
@@ -333,6 +337,8 @@ class LocalTable(ScreenTable):
 
 PlayHook = Callable[[TableSession, int, str, str, str], LogEntry]
 """Submits a typed play (session, seat, cards, by, why); a controller also resets its camera."""
+DeckHook = Callable[[str], LogEntry]
+"""Tells the controller's camera another deck is on the table (who says so)."""
 
 
 class LocalAccess:
@@ -355,6 +361,7 @@ class LocalAccess:
         queue_size: int = QUEUE_SIZE,
         call: Callable[[Callable[[], str]], str] | None = None,
         play_hook: PlayHook | None = None,
+        deck_hook: DeckHook | None = None,
         off: Iterable[str] = (),
     ) -> None:
         self.log = log
@@ -362,6 +369,8 @@ class LocalAccess:
         """Devices this table runs without (``broker`` when MQTT is off): shown as off."""
         self.call = call
         self.play_hook = play_hook
+        self.deck_hook = deck_hook
+        """The controller's ``new_deck``; with none, the console's new deck is refused."""
         self.hub = Hub(queue_size)
         self.house_rules = house_rules
         self.on_session: list[Callable[[TableSession], None]] = []
@@ -550,6 +559,19 @@ class LocalAccess:
             return f"seat {seat} plays {entry.data['action']['cards']}"
 
         return self._run(table, enter)
+
+    def new_deck(self, table: str, by: str) -> str:
+        """Has the controller's camera forget the old deck: through the deck hook."""
+
+        def new_deck(local: LocalTable) -> str:
+            self._session(local)
+            if self.deck_hook is None:
+                raise CommandError(f"table {table} has no camera, so there is no deck to forget")
+            self.deck_hook(by)
+            logger.info("%s put a new deck on table %s", by, table)
+            return "the camera forgets the old deck and learns the new one's marks as it reads them"
+
+        return self._run(table, new_deck)
 
     def acknowledge(self, table: str, seq: int, by: str) -> str:
         """Marks the last alert as seen; kept in memory, as the log has no entry for it."""

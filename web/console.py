@@ -300,6 +300,11 @@ def _acknowledge(table: str, by: str, snapshot: dict[str, Any]) -> str:
     return get_access().acknowledge(table, int(text), by)
 
 
+def _deck(table: str, by: str, snapshot: dict[str, Any]) -> str:
+    _players(snapshot)
+    return get_access().new_deck(table, by)
+
+
 #: The console's commands, by the last part of their URL.
 ACTIONS: Final[dict[str, Callable[[str, str, dict[str, Any]], str]]] = {
     "start": _start,
@@ -309,6 +314,7 @@ ACTIONS: Final[dict[str, Callable[[str, str, dict[str, Any]], str]]] = {
     "correct": _correct,
     "play": _play,
     "acknowledge": _acknowledge,
+    "deck": _deck,
 }
 
 

@@ -275,6 +275,12 @@ class MqttAccess:
         self._request(table, topics.CMD_PLAY, args)
         return f"seat {seat} plays {cards}"
 
+    def new_deck(self, table: str, by: str) -> str:
+        """Asks the table's camera to forget the old deck's marks."""
+        self._request(table, topics.CMD_DECK, {"by": by})
+        logger.info("%s put a new deck on table %s", by, table)
+        return "the camera forgets the old deck and learns the new one's marks as it reads them"
+
     def acknowledge(self, table: str, seq: int, by: str) -> str:
         """Marks the table's last alert as seen on this screen (the bridge has no command)."""
         remote = self._get(table)

@@ -193,6 +193,7 @@ def _bridge(
         enter_play=lambda _session, seat, cards, by, why: _enter_play(
             controller, seat, cards, by, why
         ),
+        new_deck=controller.new_deck,
     )
     bridge.start()
     return bridge
@@ -228,6 +229,7 @@ def _dashboard(
         play_hook=lambda _session, seat, cards, by, why: _enter_play(
             controller, seat, cards, by, why
         ),
+        deck_hook=controller.new_deck,
         off=[device for device, there in present.items() if not there],
     )
     access.on_session.append(lambda new: controller.call(lambda: controller.adopt(new)))

@@ -63,11 +63,16 @@ class Eyes:
         self._open_source = open_source
         self.calibration = calibration
         self.seats = seats
+        self.memory = DeckMemory() if reader is None else None
+        """The marks of the deck on the table, as the camera has read them surely so far."""
+        self.is_learnt = model is not None
+        """Reads with a model given instead of the built-in one: one learnt for a deck."""
         self._read = reader or functools.partial(
-            read_cards, model=model or load_model(), memory=DeckMemory()
+            read_cards, model=model or load_model(), memory=self.memory
         )
         """Turns a frame into card readings: the card reader with a memory of the deck the
         camera has seen (``table.vision.memory``), or a test's script."""
+        self._deck_changed = False
         self.on_health: HealthCallback | None = None
         """Told when the source is lost or back; the controller logs it as the camera's health."""
         self._max_backoff = max_backoff
@@ -113,6 +118,14 @@ class Eyes:
         """Marks the cards in these seats' zones at the next frame as already played."""
         with self._changed:
             self._rebase.update(seats)
+
+    def new_deck(self) -> None:
+        """Forgets the old deck's marks before the next frame: another deck is on the table.
+
+        The camera thread does it, as it is the one reading with the memory.
+        """
+        with self._changed:
+            self._deck_changed = True
 
     def wait_frames(self, count: int, timeout: float) -> bool:
         """Waits until ``count`` more frames were read; false on timeout."""
@@ -181,6 +194,10 @@ class Eyes:
                 continue
             backoff = 0.5
             self._health("back", "frames arriving")
+            with self._changed:
+                deck_changed, self._deck_changed = self._deck_changed, False
+            if deck_changed and self.memory is not None:
+                self.memory.forget()
             self._take(self._read(frame))
         if source is not None:
             source.close()

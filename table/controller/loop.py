@@ -304,6 +304,28 @@ class Controller:
             self.eyes.new_trick()
         return None
 
+    def new_deck(self, by: str) -> LogEntry:
+        """Tells the camera that another deck is on the table, and the room that it was told.
+
+        The deck memory (``table.vision.memory``) holds how the old deck's marks
+        looked; left alone, the new deck's marks would take over only as each rank is
+        read surely forty times.
+
+        :raises: :exc:`SessionError` when the table has no camera.
+        """
+        if self.eyes is None:
+            raise SessionError("this table has no camera, so there is no deck to forget")
+        self.eyes.new_deck()
+        learnt = (
+            "; the model learnt for the old deck stays in use until [camera] model names"
+            " one learnt for this deck (ddz-table vision learn) or is removed"
+            if self.eyes.is_learnt
+            else ""
+        )
+        return self.session.alert(
+            "new_deck", f"{by} put a new deck on the table: the camera forgets the old one{learnt}"
+        )
+
     def _refuse(self, seat: int | None, reason: str) -> None:
         self.session.alert("refused", f"seat {seat}: {reason}" if seat is not None else reason)
         self.error_seat = seat

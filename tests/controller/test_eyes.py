@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from table.controller.eyes import Eyes
+from table.controller.virtual import VirtualTable
 from table.errors import UserError
-from table.vision.calibration import Calibration, TableLayout
+from table.rules import Cards
+from table.vision.calibration import Calibration, TableLayout, calibrate
 from table.vision.plays import PlayReading
 from table.vision.recognize import Detection
 
@@ -133,3 +135,31 @@ def test_an_unsure_reading_is_reported_with_what_was_seen(
     reading = press_while_showing(eyes, camera, laid("R", 0.6))
     assert not reading.is_confident and reading.cards == "R"
     assert [d.card for d in reading.seen] == ["R"]
+
+
+@pytest.mark.vision
+def test_a_new_deck_empties_the_deck_memory_and_the_next_frames_fill_it_again() -> None:
+    """The real reader over the demo's table: the camera thread forgets what it remembered
+    of the old deck when told another came out, and learns again from the next cards."""
+    table = VirtualTable(3, fps=30)
+    eyes = Eyes(lambda: table, calibrate(table.read()), 3)
+    memory = eyes.memory
+    assert memory is not None
+    table.lay(0, Cards.from_str("345678"))
+    eyes.start()
+    try:
+        assert eyes.wait_frames(2, timeout=30)
+        assert len(memory) > 0
+        table.clear()
+        assert eyes.wait_frames(2, timeout=30)  # the first may have been read before the clear
+        remembered = len(memory)
+        assert eyes.wait_frames(2, timeout=30)
+        assert len(memory) == remembered, "a bare table teaches nothing and forgets nothing"
+        eyes.new_deck()
+        assert eyes.wait_frames(2, timeout=30)  # the first may have been read before the call
+        assert len(memory) == 0
+        table.lay(1, Cards.from_str("9TJQ"))
+        assert eyes.wait_frames(2, timeout=30)
+        assert len(memory) > 0
+    finally:
+        eyes.stop()

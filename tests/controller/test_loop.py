@@ -14,9 +14,10 @@ from table.controller.loop import Controller
 from table.devices.events import Key, Led, LedPattern
 from table.devices.simulated import SimulatedPanel
 from table.rules import Cards, Phase
+from table.session.entries import SessionError
 from table.session.store import SessionLog
 from table.session.table import TableSession
-from table.vision.recognize import Detection
+from table.vision.recognize import Detection, load_model
 from tests.controller.test_eyes import CALIBRATION, laid
 
 
@@ -155,3 +156,23 @@ def test_a_play_the_operator_enters_replaces_the_unsure_reading(tmp_path: Path) 
     finally:
         controller.stop()
         log.close()
+
+
+def test_a_new_deck_is_told_to_the_camera_and_to_the_room(tmp_path: Path) -> None:
+    log = SessionLog.open(f"sqlite:///{tmp_path / 'log.sqlite3'}")
+    session = TableSession.start(log, "t1", "3p", ["Ann", "Bo", "Cy"])
+    blind = Controller(session)
+    with pytest.raises(SessionError, match="no camera"):
+        blind.new_deck("Dee")
+    eyes = Eyes(StillCamera, CALIBRATION, 3, reader=lambda _frame: [])
+    controller = Controller(session, eyes=eyes)
+    entry = controller.new_deck("Dee")
+    assert (entry.kind, entry.data["kind"]) == ("alert", "new_deck")
+    assert entry.data["message"].startswith("Dee put a new deck on the table")
+    assert "learnt" not in entry.data["message"]
+    with_learnt = Controller(session, eyes=Eyes(StillCamera, CALIBRATION, 3, model=load_model()))
+    assert (
+        "the model learnt for the old deck stays in use"
+        in (with_learnt.new_deck("Dee").data["message"])
+    )
+    log.close()

@@ -19,12 +19,16 @@ from mqtt_helpers import (
 )
 
 from table import mqtt_topics as topics
+from table.controller.eyes import Eyes
+from table.controller.loop import Controller
 from table.mqtt import MqttLink, Received
 from table.mqtt_bridge import MqttBridge
 from table.mqtt_messages import Message, command_message
 from table.rules import Bid, Cards, Pass, Play
 from table.session.store import SessionLog
 from table.session.table import TableSession
+from tests.controller.test_eyes import CALIBRATION
+from tests.controller.test_loop import StillCamera
 
 pytestmark = pytest.mark.mqtt
 
@@ -199,6 +203,26 @@ def test_bad_commands_get_one_clear_answer_and_change_nothing(
     assert "unknown command 'shuffle'" in desk.ask("shuffle", {})["error"]
     assert "no action to undo" in desk.ask("undo", {})["error"]
     assert session.state.seq == before
+
+
+def test_a_new_deck_reaches_the_controllers_camera_and_the_room_hears_of_it(
+    table_id: str, session: TableSession, subscribe: Subscribe, bridge_for: BridgeFor
+) -> None:
+    alerts = subscribe(LOCAL, topics.alert_topic(table_id))
+    eyes = Eyes(StillCamera, CALIBRATION, 3, reader=lambda _frame: [])
+    controller = Controller(session, eyes=eyes)
+    controller.start()
+    try:
+        bridge = bridge_for(
+            LOCAL, table_id, session, call=controller.call, new_deck=controller.new_deck
+        )
+        bridge.link.wait_connected(10)
+        answer = Operator(subscribe, table_id).ask("deck", {"by": "desk"})
+        assert answer["ok"] and answer["seq"] == session.state.seq
+        alert = alerts.wait_for(lambda _: alerts.json_on(topics.alert_topic(table_id)))[-1]
+        assert alert["kind"] == "new_deck" and alert["message"].startswith("desk put a new deck")
+    finally:
+        controller.stop()
 
 
 @pytest.mark.parametrize("protocol", ["5", "3.1.1"])

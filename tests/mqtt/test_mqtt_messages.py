@@ -209,6 +209,7 @@ GOOD_COMMANDS = [
     ("start", {"players": ["A", "B", "C"], "variant": "3p", "house_rules": {"spring": True}}),
     ("round", {"first_bidder": 1}),
     ("end", {}),
+    ("deck", {"by": "desk"}),
 ]
 BAD_COMMANDS = [
     ("undo", {"by": 7}, "'by' must be a string"),
@@ -219,6 +220,7 @@ BAD_COMMANDS = [
     ("start", {"players": "A,B,C"}, "'players' must be a list"),
     ("round", {}, "'first_bidder' is required"),
     ("end", {"now": True}, "unknown field 'now'"),
+    ("deck", {"by": ["desk"]}, "'by' must be a string"),
 ]
 
 

@@ -6,8 +6,12 @@ import pytest
 from flask.testing import FlaskClient
 from web_helpers import PASSWORD, AuthActions, form_token
 
+from table.controller.eyes import Eyes
+from table.controller.loop import Controller
 from table.rules import Bid, Cards, Pass, Play
 from table.session import SessionLog, TableSession
+from tests.controller.test_eyes import CALIBRATION
+from tests.controller.test_loop import StillCamera
 from web import create_app
 from web.access import LocalAccess
 
@@ -237,3 +241,36 @@ def test_guessing_is_stopped_after_five_wrong_passwords(
     assert response.status_code == 429
     assert "Too many wrong passwords from this address" in response.get_data(as_text=True)
     assert client.get("/console/t1").status_code == 302
+
+
+def test_a_new_deck_is_told_to_the_camera_or_refused_without_one(
+    client: FlaskClient,
+    auth: AuthActions,
+    app_config: dict[str, object],
+    log: SessionLog,
+    table_session: TableSession,
+) -> None:
+    auth.login()
+    refused = client.post("/console/t1/deck", data={"csrf_token": auth.token()})
+    assert refused.status_code == 409
+    assert "table t1 has no camera, so there is no deck to forget" in refused.get_data(as_text=True)
+    controller = Controller(
+        table_session, eyes=Eyes(StillCamera, CALIBRATION, 3, reader=lambda _frame: [])
+    )
+    controller.start()
+    with_camera = LocalAccess(
+        log, [table_session], call=controller.call, deck_hook=controller.new_deck
+    )
+    try:
+        camera_client = create_app(app_config, with_camera).test_client()
+        camera_auth = AuthActions(camera_client)
+        camera_auth.login()
+        assert 'id="form-deck"' in camera_client.get("/console/t1").get_data(as_text=True)
+        done = camera_client.post("/console/t1/deck", data={"csrf_token": camera_auth.token()})
+        assert done.status_code == 303
+        alert = log.entries(table_session.session_id)[-1]
+        assert (alert.kind, alert.data["kind"]) == ("alert", "new_deck")
+        assert alert.data["message"].startswith("Dee put a new deck on the table")
+    finally:
+        with_camera.close()
+        controller.stop()

@@ -96,6 +96,8 @@ def test_commands_are_requests_answered_by_the_table(
     assert "seat 1 bids first" in mqtt_access.deal(table, 1, "Dee")
     with pytest.raises(CommandError, match="there is no action to undo"):
         mqtt_access.undo(table, "Dee", "nothing yet")
+    with pytest.raises(CommandError, match=f"table {table} has no camera"):
+        mqtt_access.new_deck(table, "Dee")
     venue[0].submit(Bid(1, 2), "panel")
     mqtt_access.undo(table, "Dee", "wrong button")
     undo = log.entries(venue[0].session_id)[-1]
