@@ -15,7 +15,7 @@ import logging
 import queue
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -25,7 +25,7 @@ from table.errors import UserError
 from table.mqtt import Broker, Delivery, MqttLink, Received
 from table.rules import Play, RulesError, parse_cards
 from table.session.entries import LogEntry, SessionError, house_rules_from_dict
-from table.session.state import TableState
+from table.session.state import TableState, show_off
 from table.session.store import SessionLog
 from table.session.table import TableSession
 
@@ -94,6 +94,7 @@ class MqttBridge:
         on_session: Callable[[TableSession], None] | None = None,
         enter_play: EnterPlay | None = None,
         new_deck: NewDeck | None = None,
+        off: Iterable[str] = (),
     ) -> None:
         self.link = link
         self.log = log
@@ -105,6 +106,8 @@ class MqttBridge:
         self.on_session = on_session
         self.enter_play = enter_play or _submit_play
         self.new_deck = new_deck
+        self.off = tuple(off)
+        """Devices the table runs without (no panel, no camera): its state shows them off."""
         self.session: TableSession | None = None
         self._state = TableState()
         self._cache: deque[LogEntry] = deque(maxlen=CACHE_SIZE)
@@ -280,6 +283,8 @@ class MqttBridge:
                     del self._progress[session_id]
         if sent or reconnected or force_state:
             snapshot = self._state.snapshot()
+            if "devices" in snapshot:
+                show_off(snapshot, self.off)
             if self.ha_discovery:
                 seats = messages.seats_of(snapshot)
                 if reconnected or force_discovery or seats != self._ha_seats:

@@ -28,6 +28,7 @@ from table.errors import UserError
 from table.mqtt_topics import check_table_id
 from table.rules import HouseRules, Play, RulesError, get_variant, parse_cards
 from table.session import LogEntry, SessionLog, TableSession
+from table.session.state import show_off
 from web.display import action_text
 
 logger = logging.getLogger(__name__)
@@ -429,8 +430,7 @@ class LocalAccess:
         snapshot = waiting_snapshot(local.table)
         if session is not None:
             snapshot.update(session.state.snapshot())
-            for device in self.off:
-                snapshot["devices"][device] = {"status": "off", "detail": "not configured"}
+            show_off(snapshot, self.off)
         snapshot["online"] = True
         snapshot["alert_ack"] = local.current_ack(snapshot)
         local.snapshot = snapshot

@@ -194,6 +194,7 @@ def _bridge(
             controller, seat, cards, by, why
         ),
         new_deck=controller.new_deck,
+        off=_off(controller, mqtt=True),
     )
     bridge.start()
     return bridge
@@ -216,11 +217,6 @@ def _dashboard(
     The screens show the panel, camera or broker (``mqtt``) the table runs
     without as off.
     """
-    present = {
-        "panel": controller.panel is not None,
-        "camera": controller.eyes is not None,
-        "broker": mqtt,
-    }
     access = LocalAccess(
         log,
         [session],
@@ -230,12 +226,22 @@ def _dashboard(
             controller, seat, cards, by, why
         ),
         deck_hook=controller.new_deck,
-        off=[device for device, there in present.items() if not there],
+        off=_off(controller, mqtt=mqtt),
     )
     access.on_session.append(lambda new: controller.call(lambda: controller.adopt(new)))
     server = DashboardServer(create_app(settings, access, seats), host, port)
     server.start()
     return access, server
+
+
+def _off(controller: Controller, *, mqtt: bool) -> list[str]:
+    """Names the devices the table runs without: its screens and its MQTT state show them off."""
+    present = {
+        "panel": controller.panel is not None,
+        "camera": controller.eyes is not None,
+        "broker": mqtt,
+    }
+    return [device for device, there in present.items() if not there]
 
 
 def _enter_play(controller: Controller, seat: int, cards: str, by: str, why: str) -> LogEntry:

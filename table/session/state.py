@@ -49,6 +49,17 @@ from table.session.entries import LogEntry, SessionInfo, house_rules_from_dict, 
 DEVICES = ("panel", "camera", "broker")
 
 
+def show_off(snapshot: dict[str, Any], devices: Iterable[str]) -> None:
+    """Shows the devices a table runs without as ``off`` in a snapshot of its session.
+
+    Nothing is logged about a device that is not there, so the log alone leaves it
+    ``unknown``; the screens and MQTT say it is off, and the console offers nothing
+    that needs it.
+    """
+    for device in devices:
+        snapshot["devices"][device] = {"status": "off", "detail": "not configured"}
+
+
 class Step:
     """One accepted action of a round, as logged.
 

@@ -205,6 +205,17 @@ def test_bad_commands_get_one_clear_answer_and_change_nothing(
     assert session.state.seq == before
 
 
+def test_the_state_shows_the_devices_a_table_runs_without_as_off(
+    table_id: str, session: TableSession, subscribe: Subscribe, bridge_for: BridgeFor
+) -> None:
+    watcher = subscribe(LOCAL, topics.state_topic(table_id))
+    bridge_for(LOCAL, table_id, session, off=("panel", "camera"))
+    state = watcher.wait_for(lambda _: watcher.json_on(topics.state_topic(table_id)))[-1]
+    off = {"status": "off", "detail": "not configured"}
+    assert state["devices"]["panel"] == state["devices"]["camera"] == off
+    assert state["devices"]["broker"]["status"] != "off"
+
+
 def test_a_new_deck_reaches_the_controllers_camera_and_the_room_hears_of_it(
     table_id: str, session: TableSession, subscribe: Subscribe, bridge_for: BridgeFor
 ) -> None:
