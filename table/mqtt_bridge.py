@@ -24,7 +24,7 @@ from table import mqtt_topics as topics
 from table.errors import UserError
 from table.mqtt import Broker, Delivery, MqttLink, Received
 from table.rules import Play, RulesError, parse_cards
-from table.session.entries import LogEntry, SessionError, house_rules_from_dict
+from table.session.entries import LogEntry, NoCameraError, SessionError, house_rules_from_dict
 from table.session.state import TableState, show_off
 from table.session.store import SessionLog
 from table.session.table import TableSession
@@ -362,9 +362,7 @@ class MqttBridge:
             return self.call(lambda: self.enter_play(session, seat, cards, by, why))
         if command.name == topics.CMD_DECK:
             if self.new_deck is None:
-                raise SessionError(
-                    f"table {self.table} has no camera, so there is no deck to forget"
-                )
+                raise NoCameraError(self.table)
             new_deck = self.new_deck
             return self.call(lambda: new_deck(by))
         if command.name == topics.CMD_ROUND:

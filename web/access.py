@@ -28,6 +28,7 @@ from table.errors import UserError
 from table.mqtt_topics import check_table_id
 from table.rules import HouseRules, Play, RulesError, get_variant, parse_cards
 from table.session import LogEntry, SessionLog, TableSession
+from table.session.entries import NoCameraError
 from table.session.state import show_off
 from web.display import action_text
 
@@ -566,7 +567,7 @@ class LocalAccess:
         def new_deck(local: LocalTable) -> str:
             self._session(local)
             if self.deck_hook is None:
-                raise CommandError(f"table {table} has no camera, so there is no deck to forget")
+                raise NoCameraError(table)
             self.deck_hook(by)
             logger.info("%s put a new deck on table %s", by, table)
             return "the camera forgets the old deck and learns the new one's marks as it reads them"

@@ -30,7 +30,7 @@ from table.rules import (
     TrickWon,
     parse_cards,
 )
-from table.session.entries import LogEntry, SessionError
+from table.session.entries import LogEntry, NoCameraError, SessionError
 from table.session.table import TableSession
 
 logger = logging.getLogger(__name__)
@@ -311,10 +311,10 @@ class Controller:
         looked; left alone, the new deck's marks would take over only as each rank is
         read surely forty times.
 
-        :raises: :exc:`SessionError` when the table has no camera.
+        :raises: :exc:`NoCameraError` when the table has no camera.
         """
         if self.eyes is None:
-            raise SessionError("this table has no camera, so there is no deck to forget")
+            raise NoCameraError(self.session.info.table)
         self.eyes.new_deck()
         learnt = (
             "; the model learnt for the old deck stays in use until [camera] model names"

@@ -157,6 +157,13 @@ class SessionError(UserError):
     """An operator request the session cannot carry out now, said in words to act on."""
 
 
+class NoCameraError(SessionError):
+    """A command that needs the table's camera, at a table without one (a new deck)."""
+
+    def __init__(self, table: str) -> None:
+        super().__init__(f"table {table} has no camera, so there is no deck to forget")
+
+
 @dataclass(frozen=True)
 class SessionInfo:
     """Who sits at which table under which rules; ``last_seq`` counts the entries so far."""

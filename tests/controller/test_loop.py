@@ -14,7 +14,7 @@ from table.controller.loop import Controller
 from table.devices.events import Key, Led, LedPattern
 from table.devices.simulated import SimulatedPanel
 from table.rules import Cards, Phase
-from table.session.entries import SessionError
+from table.session.entries import NoCameraError
 from table.session.store import SessionLog
 from table.session.table import TableSession
 from table.vision.recognize import Detection, load_model
@@ -162,7 +162,7 @@ def test_a_new_deck_is_told_to_the_camera_and_to_the_room(tmp_path: Path) -> Non
     log = SessionLog.open(f"sqlite:///{tmp_path / 'log.sqlite3'}")
     session = TableSession.start(log, "t1", "3p", ["Ann", "Bo", "Cy"])
     blind = Controller(session)
-    with pytest.raises(SessionError, match="no camera"):
+    with pytest.raises(NoCameraError, match="table t1 has no camera"):
         blind.new_deck("Dee")
     eyes = Eyes(StillCamera, CALIBRATION, 3, reader=lambda _frame: [])
     controller = Controller(session, eyes=eyes)
