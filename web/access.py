@@ -42,6 +42,10 @@ QUEUE_SIZE: Final = 64
 NAME_MAX: Final = 24
 #: Longest "who" or "why" text for a correction.
 NOTE_MAX: Final = 200
+#: What the console says once the camera was told of a new deck, locally or over MQTT.
+NEW_DECK_DONE: Final = (
+    "the camera forgets the old deck and learns the new one's marks as it reads them"
+)
 
 
 class CommandError(UserError):
@@ -570,7 +574,7 @@ class LocalAccess:
                 raise NoCameraError(table)
             self.deck_hook(by)
             logger.info("%s put a new deck on table %s", by, table)
-            return "the camera forgets the old deck and learns the new one's marks as it reads them"
+            return NEW_DECK_DONE
 
         return self._run(table, new_deck)
 

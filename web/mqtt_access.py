@@ -26,6 +26,7 @@ from table.mqtt_messages import command_message
 from table.rules import get_variant
 from table.session import SessionLog
 from web.access import (
+    NEW_DECK_DONE,
     QUEUE_SIZE,
     CommandError,
     Hub,
@@ -279,7 +280,7 @@ class MqttAccess:
         """Asks the table's camera to forget the old deck's marks."""
         self._request(table, topics.CMD_DECK, {"by": by})
         logger.info("%s put a new deck on table %s", by, table)
-        return "the camera forgets the old deck and learns the new one's marks as it reads them"
+        return NEW_DECK_DONE
 
     def acknowledge(self, table: str, seq: int, by: str) -> str:
         """Marks the table's last alert as seen on this screen (the bridge has no command)."""
