@@ -49,12 +49,14 @@ def scene(
     theme: str,
     lay: Layout = random_layout,
     arm: bool = False,
+    size: tuple[int, int] = (1280, 720),
 ) -> tuple[np.ndarray, Scene]:
     """Renders scene ``i`` of one theme, the same whichever other themes are scored.
 
     ``first`` sets apart the scenes of each kind of figure; ``place`` is the theme's
     place in ``HELD_OUT_THEMES`` (or in the list given, for a theme not held out);
-    ``arm`` puts an arm over the table in 30 % of the scenes.
+    ``arm`` puts an arm over the table in 30 % of the scenes; ``size`` is the frame's,
+    of the same view of the table at any size.
     """
     scene_seed = first + seed * 100_000 + place * 1000 + i
     rng = np.random.default_rng(scene_seed)
@@ -65,6 +67,7 @@ def scene(
         deck=theme,
         hand=arm and bool(rng.random() < 0.3),
         px_per_mm=float(rng.uniform(1.27, 1.9)),
+        size=size,
     )
 
 
@@ -75,8 +78,10 @@ def run(
     model: Model | None = None,
     memory: bool = False,
     convnet: Convnet | None = None,
+    size: tuple[int, int] = (1280, 720),
 ) -> dict[str, dict[str, object]]:
-    """Scores ``scenes`` scenes per theme and returns the figures per theme and in total.
+    """Scores ``scenes`` scenes per theme, in frames of ``size``, and returns the figures
+    per theme and in total.
 
     A held-out theme's scenes depend only on its place in ``HELD_OUT_THEMES``, not on
     which other themes are scored. With ``memory``, each theme's scenes are read in
@@ -91,7 +96,9 @@ def run(
         score = Score()
         deck = DeckMemory() if memory else None
         for i in range(scenes):
-            image, truth = scene(10_000_000, seed, _place(theme, place), i, theme, arm=True)
+            image, truth = scene(
+                10_000_000, seed, _place(theme, place), i, theme, arm=True, size=size
+            )
             start = time.perf_counter()
             found = read_cards(image, model, deck, convnet)
             times.append(time.perf_counter() - start)
@@ -111,7 +118,7 @@ def run(
         f"plays {total.play_accuracy:.4f}  invented {total.invented_rate:.4f}  "
         f"joker swaps {total.joker_swaps}"
     )
-    print(f"median {1000 * np.median(times):.1f} ms per 1280x720 frame on one core")
+    print(f"median {1000 * np.median(times):.1f} ms per {size[0]}x{size[1]} frame on one core")
     return results
 
 
@@ -223,6 +230,18 @@ def _laid_line(score: Score) -> str:
     )
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """Parses ``WIDTHxHEIGHT`` (``1920x1080``)."""
+    try:
+        width, height = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        message = f"{text!r} is not a frame size such as 1920x1080"
+        raise argparse.ArgumentTypeError(message) from None
+    if width < 320 or height < 180:
+        raise argparse.ArgumentTypeError(f"{text!r} is too small a frame: at least 320x180")
+    return width, height
+
+
 def main() -> int:
     """Parses the options and runs the benchmark."""
     parser = argparse.ArgumentParser(description="card-vision accuracy and speed benchmark")
@@ -230,6 +249,13 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--themes", nargs="*", default=list(HELD_OUT_THEMES))
     parser.add_argument("--json", help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--size",
+        type=frame_size,
+        default=(1280, 720),
+        help="frame size of the random plays, WIDTHxHEIGHT, the same view of the table "
+        "(default 1280x720)",
+    )
     parser.add_argument(
         "--foreign",
         action="store_true",
@@ -269,7 +295,7 @@ def main() -> int:
     for theme in (t for t in args.themes if t not in themes):
         print(f"{theme}: no such theme in {THEME_DIR}, nor an own or typeset deck; skipped")
     results: dict[str, object] = dict(
-        run(themes, args.scenes, args.seed, model, args.memory, convnet)
+        run(themes, args.scenes, args.seed, model, args.memory, convnet, args.size)
     )
     if args.foreign:
         present = [t for t in FOREIGN_THEMES if (THEME_DIR / f"{t}.svgz").exists()]

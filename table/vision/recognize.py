@@ -26,7 +26,7 @@ import math
 import threading
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, cached_property, lru_cache
 from pathlib import Path
 
@@ -156,6 +156,11 @@ wood (at most about 80 in the rendered tables) or a picture."""
 GROUND_BREADTH = 8
 """Erosion radius in pixels that a ground region outlasts and the thickest stroke of a bold
 mark does not."""
+WORK_SIDE = 1280
+"""Pixels along the long side of the largest frame read as it is; a larger one is shrunk
+to it first. Every pixel measure here (mark sizes, reaches, the paper's and ground's
+breadths) and the training scenes assume a 1280x720 view of the table: the same view at
+3840x2160, read as it was, gave under half its cards (docs/vision.md, "Camera resolution")."""
 FACE_RING = 0.45
 """Share of the ring just around a blob's box that must be card surround for it to be a mark.
 
@@ -794,10 +799,38 @@ def read_cards(
     learnt deck's model is read with the committed convolutional network. With a
     ``memory`` of the frames before (the camera's), an
     unsure mark that looks like the deck's remembered marks of the rank it leans
-    to is read, unsure; the frame's sure readings are remembered.
+    to is read, unsure; the frame's sure readings are remembered. A frame larger
+    than ``WORK_SIDE`` is read shrunk, its readings given in its own pixels.
     """
     if image is None or image.size == 0:
         return []
+    height, width = image.shape[:2]
+    if max(height, width) <= WORK_SIDE:
+        return _read_frame(image, model, memory, convnet)
+    scale = WORK_SIDE / max(height, width)
+    size = (max(round(width * scale), 1), max(round(height * scale), 1))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+    found = _read_frame(small, model, memory, convnet)
+    return [_enlarged(d, width / size[0], height / size[1]) for d in found]
+
+
+def _enlarged(reading: Detection, along: float, down: float) -> Detection:
+    """Returns a reading of a shrunk frame in the pixels of the frame it was shrunk from,
+    ``along`` and ``down`` times as large (pixel centres map as ``cv2.resize`` maps them)."""
+
+    def point(p: tuple[float, float]) -> tuple[float, float]:
+        return ((p[0] + 0.5) * along - 0.5, (p[1] + 0.5) * down - 0.5)
+
+    return replace(reading, center=point(reading.center), box=tuple(map(point, reading.box)))
+
+
+def _read_frame(
+    image: np.ndarray,
+    model: Model | None,
+    memory: DeckMemory | None,
+    convnet: Convnet | None,
+) -> list[Detection]:
+    """Reads a frame of at most ``WORK_SIDE`` pixels a side (``read_cards``)."""
     model = model or load_model()
     cand = find_candidates(image)
     if len(cand.centres) == 0:

@@ -218,6 +218,31 @@ def test_marks_printed_against_the_card_edge_are_found(deck: str) -> None:
     assert found >= 0.9 * marks, (found, marks)
 
 
+def test_a_4k_view_of_the_table_reads_as_its_720p_view() -> None:
+    # The same view at three times the pixels: read as it was, under half its cards.
+    total = Score()
+    for i in range(3):
+        rng = np.random.default_rng(500 + i)
+        image, truth = render_table(
+            random_layout(rng), seed=500 + i, deck="plastic", size=(3840, 2160)
+        )
+        total.add(score_scene(truth, read_cards(image)))
+    assert total.cards > 30
+    assert total.accuracy >= 0.9, total.to_dict()
+
+
+def test_readings_of_a_shrunk_frame_are_given_in_the_frames_own_pixels() -> None:
+    image, _ = render_table(random_layout(np.random.default_rng(9)), seed=9, deck="paris")
+    # Each pixel doubled: shrunk to half again, the frame is the original one exactly.
+    large = cv2.resize(image, (2560, 1440), interpolation=cv2.INTER_NEAREST)
+    small_read, large_read = read_cards(image), read_cards(large)
+    assert len(large_read) == len(small_read) > 5
+    for small, big in zip(small_read, large_read, strict=True):
+        assert (big.card, big.suit, big.confidence) == (small.card, small.suit, small.confidence)
+        assert big.center == pytest.approx((2 * small.center[0] + 0.5, 2 * small.center[1] + 0.5))
+        assert big.size == pytest.approx(2 * small.size)
+
+
 def test_empty_table_gives_no_cards() -> None:
     image, _ = render_table({}, seed=3, background="wood")
     assert read_cards(image) == []
