@@ -385,8 +385,14 @@ def _check_calibration(config: Config) -> str:
             f"markers {missing} are not visible; uncover the table corners or move the camera,"
             " then run 'ddz-table vision calibrate'"
         )
+    problem = calibration.card_size_problem()
+    if problem is not None:
+        raise UserError(problem)
     size = "x".join(str(side) for side in calibration.image_size)
-    return f"{config['camera.calibration']} loaded ({size}); all four markers visible"
+    return (
+        f"{config['camera.calibration']} loaded ({size}); all four markers visible; cards"
+        f" about {calibration.read_card_width():.0f} px wide to the card reader"
+    )
 
 
 def _check_reader(config: Config) -> str:

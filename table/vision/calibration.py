@@ -18,9 +18,15 @@ import cv2
 import numpy as np
 
 from table.errors import UserError
+from table.vision.recognize import WORK_SIDE
 
 MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
 MARKER_IDS = (0, 1, 2, 3)
+CARD_MM = (63.0, 88.0)
+"""A standard playing card's width and height."""
+READ_CARD_PX = (80, 120)
+"""Card widths, in pixels of the frame the card reader works on, that it is made for: those
+of its training scenes (1.27 to 1.9 pixels a millimetre)."""
 
 Rect = tuple[float, float, float, float]
 """A zone: ``(x0, y0, x1, y1)`` in table millimetres."""
@@ -115,6 +121,36 @@ class Calibration:
         for name, (x0, y0, x1, y1) in self.layout.zones.items():
             if x0 <= x <= x1 and y0 <= y <= y1:
                 return name
+        return None
+
+    def px_per_mm(self) -> float:
+        """Returns the frame's pixels per table millimetre at the table's centre."""
+        cx, cy = self.layout.width_mm / 2, self.layout.height_mm / 2
+        ends = self.to_image(np.array([[cx - 5, cy], [cx + 5, cy], [cx, cy - 5], [cx, cy + 5]]))
+        along = np.linalg.norm(ends[1] - ends[0])
+        down = np.linalg.norm(ends[3] - ends[2])
+        return float(along + down) / 20
+
+    def read_card_width(self) -> float:
+        """Returns a card's width in pixels of the frame as the card reader reads it
+        (shrunk to ``WORK_SIDE`` when larger)."""
+        shrink = min(1.0, WORK_SIDE / max(self.image_size))
+        return CARD_MM[0] * self.px_per_mm() * shrink
+
+    def card_size_problem(self) -> str | None:
+        """Says what to change when the card reader would see cards smaller or larger than
+        it is made for (``READ_CARD_PX``); ``None`` when they suit it."""
+        width, (least, most) = self.read_card_width(), READ_CARD_PX
+        seen = f"cards are about {width:.0f} px wide to the card reader, which is made for"
+        if width < least:
+            small_frame = max(self.image_size) < WORK_SIDE
+            return (
+                f"{seen} {least}-{most}: lower the camera or zoom in"
+                + (", or set the camera to 1280x720 or more" if small_frame else "")
+                + ", then calibrate again"
+            )
+        if width > most:
+            return f"{seen} {least}-{most}: raise the camera or zoom out, then calibrate again"
         return None
 
     def to_json(self) -> str:

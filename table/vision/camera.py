@@ -17,6 +17,10 @@ import numpy as np
 from table.errors import UserError
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"}
+CAMERA_SIZE = (1280, 720)
+"""Frame size asked of a USB camera: the view the card reader is made for. Left alone, a
+V4L2 camera keeps its driver's default, often 640x480, where rank marks are too small to
+read; one that cannot give it picks its nearest size."""
 
 
 class CameraStopped(UserError):
@@ -60,6 +64,8 @@ class Camera:
             return
         if text.isdigit():
             self._capture = cv2.VideoCapture(int(text))
+            self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, CAMERA_SIZE[0])
+            self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, CAMERA_SIZE[1])
             self._live = True
         else:
             self._live = "://" in text

@@ -19,10 +19,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from table.vision.calibration import TableLayout, marker_image
+from table.vision.calibration import CARD_MM, TableLayout, marker_image
 from table.vision.faces import SHEET_SUITS, ink_mask, load_deck
 
-CARD_MM = (63.0, 88.0)
 VISIBLE = 0.9
 """Fraction of a rank mark that must be uncovered for the card to count as readable."""
 RANK_CODES = "3456789TJQKA2BR"

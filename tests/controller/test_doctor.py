@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import pytest
 
 from table.cli import main
+from table.vision.calibration import calibrate
 from table.vision.recognize import MODEL_PATH
+from table.vision.synth import render_table
 
 
 def _config(tmp_path: Path, model: str) -> Path:
@@ -36,3 +39,25 @@ def test_doctor_names_a_model_file_that_is_no_model(
     line = next(x for x in out.splitlines() if x.startswith("card reader"))
     assert "PROBLEM" in line and "is not a card reader model" in line
     assert "database     ok" in out
+
+
+@pytest.mark.parametrize(
+    ("size", "verdict"),
+    [((1280, 720), "ok       "), ((800, 450), "PROBLEM  cards are about 56 px wide")],
+)
+def test_doctor_says_whether_the_camera_shows_cards_at_a_size_the_reader_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], size: tuple[int, int], verdict: str
+) -> None:
+    image, _ = render_table({"seat0": "345"}, seed=9, px_per_mm=1.45, size=size)
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), image)
+    calibrate(image).save(tmp_path / "calibration.json")
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[log]\nurl = "sqlite:///{tmp_path / "log.sqlite3"}"\n'
+        f'[camera]\nsource = "{frame}"\ncalibration = "{tmp_path / "calibration.json"}"\n',
+        encoding="utf-8",
+    )
+    main(["doctor", "--config", str(config)])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("calibration"))
+    assert line.startswith(f"calibration  {verdict}"), line

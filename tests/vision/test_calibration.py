@@ -9,6 +9,7 @@ import pytest
 
 from table.errors import UserError
 from table.vision.calibration import (
+    Calibration,
     TableLayout,
     calibrate,
     detect_markers,
@@ -40,6 +41,32 @@ def test_homography_matches_the_rendering_camera() -> None:
     pts = np.c_[table_points, np.ones(3)] @ truth.T
     expected = pts[:, :2] / pts[:, 2:]
     assert np.abs(calibration.to_image(table_points) - expected).max() < 2.0
+
+
+def test_the_card_width_the_reader_sees_comes_from_the_markers() -> None:
+    image, _ = render_table({"seat0": "3"}, seed=9, px_per_mm=1.45)
+    calibration = calibrate(image)
+    assert calibration.px_per_mm() == pytest.approx(1.45, rel=0.05)
+    assert calibration.read_card_width() == pytest.approx(63 * 1.45, rel=0.05)
+    assert calibration.card_size_problem() is None
+    # The same view from a 1080p camera: the reader shrinks it, so it sees the same cards.
+    image, _ = render_table({"seat0": "3"}, seed=9, px_per_mm=1.45, size=(1920, 1080))
+    large = calibrate(image)
+    assert large.px_per_mm() == pytest.approx(1.5 * 1.45, rel=0.05)
+    assert large.read_card_width() == pytest.approx(63 * 1.45, rel=0.05)
+
+
+def test_cards_too_small_or_too_large_for_the_reader_say_what_to_change() -> None:
+    # The same view from an 800x450 camera: cards about 56 px wide.
+    image, _ = render_table({"seat0": "3"}, seed=9, px_per_mm=1.45, size=(800, 450))
+    problem = calibrate(image).card_size_problem()
+    assert problem is not None
+    assert "px wide to the card reader" in problem and "made for 80-120" in problem
+    assert "lower the camera" in problem and "set the camera to 1280x720" in problem
+    # Image pixels to table mm: 2.2 pixels a millimetre, a card 139 px wide.
+    close = Calibration(np.diag([1 / 2.2, 1 / 2.2, 1.0]), (1280, 720), TableLayout())
+    problem = close.card_size_problem()
+    assert problem is not None and "about 139 px" in problem and "raise the camera" in problem
 
 
 def test_preview_draws_on_a_copy() -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from table.errors import UserError
-from table.vision.camera import Camera, CameraStopped, read_image
+from table.vision.camera import CAMERA_SIZE, Camera, CameraStopped, read_image
 
 
 def test_image_files_give_one_frame_each(tmp_path: Path) -> None:
@@ -55,4 +55,34 @@ def test_live_source_that_stops_raises_camera_stopped(tmp_path: Path) -> None:
     camera.read()
     with pytest.raises(CameraStopped, match="stopped sending frames"):
         camera.read()
+    camera.close()
+
+
+class RecordingCapture:
+    """Stands in for a USB camera's ``cv2.VideoCapture``, which this machine has none of."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.asked: dict[int, float] = {}
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked[prop] = value
+        return True
+
+    def isOpened(self) -> bool:
+        return True
+
+    def release(self) -> None:
+        pass
+
+
+def test_a_usb_camera_is_asked_for_the_readers_frame_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cv2, "VideoCapture", RecordingCapture)
+    camera = Camera("0")
+    capture = camera._capture
+    assert isinstance(capture, RecordingCapture) and capture.index == 0
+    assert capture.asked == {
+        cv2.CAP_PROP_FRAME_WIDTH: CAMERA_SIZE[0],
+        cv2.CAP_PROP_FRAME_HEIGHT: CAMERA_SIZE[1],
+    }
     camera.close()
