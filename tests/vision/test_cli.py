@@ -46,7 +46,22 @@ def test_markers_and_calibrate(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert run("vision", "calibrate", str(frame), "--out", str(out), "--preview", str(preview)) == 0
     assert json.loads(out.read_text())["layout"]["zones"]["kitty"]
     assert cv2.imread(str(preview)).shape == image.shape
-    assert "calibration.json" not in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "calibration.json" not in captured.err
+    assert "warning" not in captured.out
+
+
+def test_calibrate_warns_when_cards_are_too_small_to_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image, _ = render_table({"seat0": "3"}, seed=5, size=(800, 450))
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), image)
+    out, preview = tmp_path / "cal.json", tmp_path / "cal.png"
+    assert run("vision", "calibrate", str(frame), "--out", str(out), "--preview", str(preview)) == 0
+    assert out.is_file()
+    warning = capsys.readouterr().out.splitlines()[-1]
+    assert warning.startswith("warning: cards are about") and "lower the camera" in warning
 
 
 @pytest.mark.vision
