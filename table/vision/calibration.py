@@ -146,7 +146,7 @@ class Calibration:
             small_frame = max(self.image_size) < WORK_SIDE
             return (
                 f"{seen} {least}-{most}: lower the camera or zoom in"
-                + (", or set the camera to 1280x720 or more" if small_frame else "")
+                + (", or use a camera mode of 1280x720 or more" if small_frame else "")
                 + ", then calibrate again"
             )
         if width > most:

@@ -62,7 +62,7 @@ def test_cards_too_small_or_too_large_for_the_reader_say_what_to_change() -> Non
     problem = calibrate(image).card_size_problem()
     assert problem is not None
     assert "px wide to the card reader" in problem and "made for 80-120" in problem
-    assert "lower the camera" in problem and "set the camera to 1280x720" in problem
+    assert "lower the camera" in problem and "a camera mode of 1280x720" in problem
     # Image pixels to table mm: 2.2 pixels a millimetre, a card 139 px wide.
     close = Calibration(np.diag([1 / 2.2, 1 / 2.2, 1.0]), (1280, 720), TableLayout())
     problem = close.card_size_problem()
