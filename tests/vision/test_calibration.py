@@ -61,12 +61,12 @@ def test_cards_too_small_or_too_large_for_the_reader_say_what_to_change() -> Non
     image, _ = render_table({"seat0": "3"}, seed=9, px_per_mm=1.45, size=(800, 450))
     problem = calibrate(image).card_size_problem()
     assert problem is not None
-    assert "px wide to the card reader" in problem and "made for 80-120" in problem
+    assert "px wide to the card reader" in problem and "reads them well at 80-160" in problem
     assert "lower the camera" in problem and "a camera mode of 1280x720" in problem
-    # Image pixels to table mm: 2.2 pixels a millimetre, a card 139 px wide.
-    close = Calibration(np.diag([1 / 2.2, 1 / 2.2, 1.0]), (1280, 720), TableLayout())
+    # Image pixels to table mm: 2.8 pixels a millimetre, a card 176 px wide.
+    close = Calibration(np.diag([1 / 2.8, 1 / 2.8, 1.0]), (1280, 720), TableLayout())
     problem = close.card_size_problem()
-    assert problem is not None and "about 139 px" in problem and "raise the camera" in problem
+    assert problem is not None and "about 176 px" in problem and "raise the camera" in problem
 
 
 def test_preview_draws_on_a_copy() -> None:
