@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from table.errors import UserError
+from table.vision.camera import CAMERA_SIZE
 from table.vision.recognize import WORK_SIDE
 
 MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -146,9 +147,10 @@ class Calibration:
         seen = f"cards are about {width:.0f} px wide to the card reader, which reads them well at"
         if width < least:
             small_frame = max(self.image_size) < WORK_SIDE
+            mode = "x".join(map(str, CAMERA_SIZE))
             return (
                 f"{seen} {least}-{most}: lower the camera or zoom in"
-                + (", or use a camera mode of 1280x720 or more" if small_frame else "")
+                + (f", or use a camera mode of {mode} or more" if small_frame else "")
                 + ", then calibrate again"
             )
         if width > most:
