@@ -72,8 +72,10 @@ def test_the_committed_network_reads_whole_marks_the_right_way_up(deck: str) -> 
     cls, quarter, _ = label_candidates(scene, cand.centres, cand.angles, cand.sizes)
     marks = np.nonzero((cls >= 0) & (cls < BACKGROUND))[0]
     assert len(marks) >= 8
-    p = load_convnet().predict_turns(cand.crops[marks])
-    assert p.shape == (len(marks), 4, BACKGROUND + 1)
+    crops = np.repeat(cand.crops[marks], 4, axis=0)
+    p = load_convnet().predict_turned(crops, np.tile(np.arange(4), len(marks)))
+    assert p.shape == (4 * len(marks), BACKGROUND + 1)
+    p = p.reshape(len(marks), 4, -1)
     assert np.allclose(p.sum(axis=2), 1, atol=1e-4)
     # As the reader reads: the likeliest mark over every turn ("not a mark" is likeliest
     # in each wrong turn).
@@ -111,12 +113,12 @@ def test_the_trainer_writes_a_network_the_reader_runs_as_torch_does(
     net = train_convnet.fit(samples, epochs=1, seed=0, threads=1)
     train_convnet.export(net, out)
     crops = samples.crops[:50].astype(np.float32)
-    got = Convnet(out).predict_turns(crops)
     for k in range(4):
+        got = Convnet(out).predict_turned(crops, np.full(len(crops), k))
         turned = np.ascontiguousarray(np.rot90(ink(crops), k, axes=(1, 2))[:, None])
         with torch.no_grad():
             expected = torch.softmax(net(torch.from_numpy(turned)), dim=1).numpy()
-        assert np.allclose(got[:, k], expected, atol=1e-4), k
+        assert np.allclose(got, expected, atol=1e-4), k
 
     # Learnt in its turn: with nothing augmented or shifted, a sample is its crop's ink
     # turned as the reader turns it.

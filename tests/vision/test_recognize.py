@@ -311,7 +311,9 @@ def test_only_unsure_candidates_are_read_again() -> None:
     assert np.array_equal(again_p[~unsure], rank_p[~unsure])
     assert np.array_equal(again_s[~unsure], suit_p[~unsure])
     assert not np.allclose(again_p[unsure], rank_p[unsure])
-    assert np.allclose(again_p.sum(axis=2), 1, atol=1e-4)
+    # The turn of each reading holds every network's whole share.
+    turn = again_p[..., :-1].max(axis=2).argmax(axis=1)
+    assert np.allclose(again_p[np.arange(len(turn)), turn].sum(axis=1), 1, atol=1e-4)
 
 
 def test_the_convolutional_network_has_its_share_of_an_unsure_reading(
@@ -326,8 +328,45 @@ def test_the_convolutional_network_has_its_share_of_an_unsure_reading(
     looks, looks_suit = _second_look(cand, model, convnet, rank_p, suit_p)
     best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
     unsure = np.nonzero((best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1]))[0]
-    opinion = convnet.predict_turns(cand.crops[unsure])
+    crops = np.repeat(cand.crops[unsure], 4, axis=0)
+    opinion = convnet.predict_turned(crops, np.tile(np.arange(4), len(unsure)))
+    opinion = opinion.reshape(len(unsure), 4, -1)
     expected = (1 - CONVNET_SHARE) * looks[unsure] + CONVNET_SHARE * opinion
-    assert np.allclose(mixed[unsure], expected, atol=1e-5)
+    # Each reading, its turn and its confidence, is that of mixing in every turn; a turn
+    # the network was not asked of holds less than it would.
+    got = mixed[unsure]
+    assert np.array_equal(_readings(got), _readings(expected))
+    assert np.all(got <= expected + 1e-6)
     # The suit is the two-layer networks' alone.
     assert np.array_equal(mixed_suit, looks_suit)
+
+
+def _readings(rank_p: np.ndarray) -> np.ndarray:
+    """Returns each candidate's best mark over every turn, and its probability, as the reader
+    picks them: ``(n, 2)``."""
+    marks = rank_p[..., :-1].reshape(len(rank_p), -1)
+    best = marks.argmax(axis=1)
+    return np.stack([best, marks[np.arange(len(best)), best]], axis=1)
+
+
+def test_the_convolutional_network_is_asked_only_of_turns_that_could_win(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(5)
+    image, _ = render_table(random_layout(rng), seed=5, deck="tango_nuevo", px_per_mm=1.4)
+    cand, model, convnet = find_candidates(image), load_model(), load_convnet()
+    rank_p, suit_p = _quarter_predict(cand.crops, model)
+    asked: list[int] = []
+    ask = convnet.predict_turned
+
+    def counted(crops: np.ndarray, quarters: np.ndarray) -> np.ndarray:
+        asked.append(len(crops))
+        return ask(crops, quarters)
+
+    monkeypatch.setattr(convnet, "predict_turned", counted)
+    _second_look(cand, model, convnet, rank_p, suit_p)
+    best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
+    unsure = int(((best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1])).sum())
+    # Every unsure candidate's likeliest turn first, then fewer than its other three.
+    assert asked[0] == unsure
+    assert sum(asked[1:]) < 3 * unsure
