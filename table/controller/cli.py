@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import threading
 import webbrowser
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -329,10 +330,11 @@ def _reader_model(config: Config) -> Model | None:
 
 def _doctor(args: argparse.Namespace) -> int:
     config = load_config(args.config)
+    frame = functools.cache(lambda: _one_frame(config["camera.source"]))  # one for both checks
     checks = [
         ("database", lambda: _check_database(config)),
-        ("camera", lambda: _check_camera(config)),
-        ("calibration", lambda: _check_calibration(config)),
+        ("camera", lambda: _check_camera(config, frame)),
+        ("calibration", lambda: _check_calibration(config, frame)),
         ("card reader", lambda: _check_reader(config)),
         ("panel", lambda: _check_panel(config)),
         ("broker", lambda: _check_broker(config)),
@@ -357,12 +359,12 @@ def _check_database(config: Config) -> str:
         log.close()
 
 
-def _check_camera(config: Config) -> str:
+def _check_camera(config: Config, frame: Callable[[], np.ndarray]) -> str:
     source = config["camera.source"]
     if not source:
         return "none configured ([camera] source); plays will be typed on the console"
-    frame = _one_frame(source)
-    return f"{source} gives {frame.shape[1]}x{frame.shape[0]} frames"
+    height, width = frame().shape[:2]
+    return f"{source} gives {width}x{height} frames"
 
 
 def _one_frame(source: str) -> np.ndarray:
@@ -373,12 +375,14 @@ def _one_frame(source: str) -> np.ndarray:
         camera.close()
 
 
-def _check_calibration(config: Config) -> str:
+def _check_calibration(config: Config, frame: Callable[[], np.ndarray]) -> str:
     if not config["camera.source"]:
         return "not needed without a camera"
     calibration = _calibration(config)
-    frame = _one_frame(config["camera.source"])
-    found = detect_markers(frame)
+    problem = calibration.frame_size_problem(frame())
+    if problem is not None:
+        raise UserError(problem)
+    found = detect_markers(frame())
     missing = sorted(set(MARKER_IDS) - set(found))
     if missing:
         raise UserError(

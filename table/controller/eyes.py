@@ -7,7 +7,8 @@ seat's :class:`~table.vision.plays.PlayExtractor`, which keeps the zone's recent
 frames: players lay their cards and then press PLAY, so a press usually finds
 the cards already read the same in enough frames and commits at once. A source
 that fails is reported lost (the recent frames are dropped with it) and reopened
-with backoff.
+with backoff; one whose frames are not of the calibration's size is reported lost
+too, as its cards would fall in the wrong zones.
 """
 
 from __future__ import annotations
@@ -191,6 +192,13 @@ class Eyes:
                 self._forget_recent()
                 source.close()
                 source = None
+                continue
+            problem = self.calibration.frame_size_problem(frame)
+            if problem is not None:
+                # Read on, as the camera may come back to its size, but place no card.
+                self._health("lost", problem)
+                self._forget_recent()
+                self._stop.wait(backoff)
                 continue
             backoff = 0.5
             self._health("back", "frames arriving")

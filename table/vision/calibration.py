@@ -157,6 +157,19 @@ class Calibration:
             return f"{seen} {least}-{most}: raise the camera or zoom out, then calibrate again"
         return None
 
+    def frame_size_problem(self, frame: np.ndarray) -> str | None:
+        """Says what to do when a frame is not of the size the table was calibrated on, as
+        its zones would then lie elsewhere in it; ``None`` when it is."""
+        height, width = frame.shape[:2]
+        if (width, height) == self.image_size:
+            return None
+        calibrated = "x".join(map(str, self.image_size))
+        return (
+            f"the camera gives {width}x{height} frames but the table was calibrated on"
+            f" {calibrated} ones, so the seat zones would be wrong: set the camera to"
+            f" {calibrated}, or run 'ddz-table vision calibrate' again"
+        )
+
     def to_json(self) -> str:
         """Serialises the calibration; :func:`load` reads it back."""
         return json.dumps(

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from table.cli import main
+from table.controller import cli as doctor_cli
 from table.vision.calibration import calibrate
 from table.vision.recognize import MODEL_PATH
 from table.vision.synth import render_table
@@ -61,3 +63,37 @@ def test_doctor_says_whether_the_camera_shows_cards_at_a_size_the_reader_reads(
     main(["doctor", "--config", str(config)])
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("calibration"))
     assert line.startswith(f"calibration  {verdict}"), line
+
+
+def test_doctor_reads_one_frame_and_names_a_camera_mode_unlike_the_calibrations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calibrated, _ = render_table({"seat0": "345"}, seed=9, px_per_mm=1.45)
+    calibrate(calibrated).save(tmp_path / "calibration.json")
+    image, _ = render_table({"seat0": "345"}, seed=9, px_per_mm=1.45 * 1.5, size=(1920, 1080))
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), image)
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[log]\nurl = "sqlite:///{tmp_path / "log.sqlite3"}"\n'
+        f'[camera]\nsource = "{frame}"\ncalibration = "{tmp_path / "calibration.json"}"\n',
+        encoding="utf-8",
+    )
+    opened: list[str] = []
+    one_frame = doctor_cli._one_frame
+
+    def counted(source: str) -> np.ndarray:
+        opened.append(source)
+        return one_frame(source)
+
+    monkeypatch.setattr(doctor_cli, "_one_frame", counted)
+    assert main(["doctor", "--config", str(config)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert next(x for x in out if x.startswith("camera")).endswith("gives 1920x1080 frames")
+    line = next(x for x in out if x.startswith("calibration"))
+    assert line == (
+        "calibration  PROBLEM  the camera gives 1920x1080 frames but the table was calibrated"
+        " on 1280x720 ones, so the seat zones would be wrong: set the camera to 1280x720, or"
+        " run 'ddz-table vision calibrate' again"
+    )
+    assert opened == [str(frame)]

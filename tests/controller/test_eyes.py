@@ -20,6 +20,8 @@ from table.vision.recognize import Detection
 #: The table seen straight from above, one pixel a millimetre: seat 0's zone is y 300-450.
 CALIBRATION = Calibration(np.eye(3), (820, 460), TableLayout())
 SEAT0_Y = 380.0
+BLANK = np.zeros((460, 820, 3), np.uint8)
+"""A frame of the calibration's size, whose readings a test scripts."""
 
 
 def laid(cards: str, confidence: float = 0.99) -> list[Detection]:
@@ -38,13 +40,15 @@ class ScriptedCamera:
     def __init__(self) -> None:
         self.frames: queue.Queue[list[Detection] | None] = queue.Queue()
         self.current: list[Detection] = []
+        self.picture = BLANK
+        """What each frame is, whatever its readings: a test may change the camera's mode."""
 
     def read(self) -> np.ndarray:
         frame = self.frames.get()
         if frame is None:
             raise UserError("the camera is unplugged")
         self.current = frame
-        return np.zeros((1, 1, 3), np.uint8)
+        return self.picture
 
     def close(self) -> None:
         pass
@@ -126,6 +130,30 @@ def test_a_lost_camera_forgets_what_it_saw(eyes: Eyes, camera: ScriptedCamera) -
     assert (waited.cards, waited.is_confident) == ("", False)
     reading = press_while_showing(eyes, camera, laid("K"))
     assert reading.is_confident and reading.cards == "K"
+
+
+def test_frames_of_another_size_than_the_calibrations_are_a_lost_camera(
+    eyes: Eyes, camera: ScriptedCamera
+) -> None:
+    told: queue.Queue[tuple[str, str]] = queue.Queue()
+    eyes.on_health = lambda status, detail: told.put((status, detail))
+    show(eyes, camera, laid("7"), laid("7"), laid("7"))
+    assert told.get(timeout=10)[0] == "back"
+    camera.picture = np.zeros((480, 640, 3), np.uint8)  # the driver fell back to its default
+    camera.frames.put(laid("7"))
+    assert told.get(timeout=10) == (
+        "lost",
+        "the camera gives 640x480 frames but the table was calibrated on 820x460 ones, so the"
+        " seat zones would be wrong: set the camera to 820x460, or run 'ddz-table vision"
+        " calibrate' again",
+    )
+    assert not eyes.is_seeing
+    waited = eyes.read_play(0, timeout=0.3)  # what was seen before is not taken
+    assert (waited.cards, waited.is_confident) == ("", False)
+    camera.picture = BLANK
+    show(eyes, camera, laid("7"))
+    assert told.get(timeout=10) == ("back", "frames arriving")
+    assert press_while_showing(eyes, camera, laid("7")).cards == "7"
 
 
 def test_an_unsure_reading_is_reported_with_what_was_seen(

@@ -18,7 +18,7 @@ from table.session.entries import NoCameraError
 from table.session.store import SessionLog
 from table.session.table import TableSession
 from table.vision.recognize import Detection, load_model
-from tests.controller.test_eyes import CALIBRATION, laid
+from tests.controller.test_eyes import BLANK, CALIBRATION, laid
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ class StillCamera:
 
     def read(self) -> np.ndarray:
         time.sleep(0.01)
-        return np.zeros((1, 1, 3), np.uint8)
+        return BLANK
 
     def close(self) -> None:
         pass
