@@ -15,6 +15,8 @@ from table.vision.recognize import (
     SECOND_LOOK_BAND,
     SPAN,
     SURE,
+    Candidates,
+    Model,
     _quarter_predict,
     _second_look,
     cut_crops,
@@ -297,16 +299,22 @@ def test_a_stretched_crop_is_stretched_along_the_cards_axes() -> None:
     assert np.allclose(columns_rows(wide), (px / 4, px), atol=1.5)
 
 
-def test_only_unsure_candidates_are_read_again() -> None:
-    """A sure reading, or a blob surely not a mark, keeps its first look's figures; an
-    unsure one is read again and its looks averaged."""
+def _first_look() -> tuple[Candidates, Model, np.ndarray, np.ndarray, np.ndarray]:
+    """Returns a tango_nuevo table's candidates, the model, its first look's rank and suit
+    probabilities, and which candidates it read unsurely (``SECOND_LOOK_BAND``)."""
     rng = np.random.default_rng(5)
     image, _ = render_table(random_layout(rng), seed=5, deck="tango_nuevo", px_per_mm=1.4)
     cand, model = find_candidates(image), load_model()
     rank_p, suit_p = _quarter_predict(cand.crops, model)
-    again_p, again_s = _second_look(cand, model, load_convnet(), rank_p, suit_p)
     best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
-    unsure = (best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1])
+    return cand, model, rank_p, suit_p, (best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1])
+
+
+def test_only_unsure_candidates_are_read_again() -> None:
+    """A sure reading, or a blob surely not a mark, keeps its first look's figures; an
+    unsure one is read again and its looks averaged."""
+    cand, model, rank_p, suit_p, unsure = _first_look()
+    again_p, again_s = _second_look(cand, model, load_convnet(), rank_p, suit_p)
     assert unsure.any() and (~unsure).any()
     assert np.array_equal(again_p[~unsure], rank_p[~unsure])
     assert np.array_equal(again_s[~unsure], suit_p[~unsure])
@@ -319,15 +327,12 @@ def test_only_unsure_candidates_are_read_again() -> None:
 def test_the_convolutional_network_has_its_share_of_an_unsure_reading(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    rng = np.random.default_rng(5)
-    image, _ = render_table(random_layout(rng), seed=5, deck="tango_nuevo", px_per_mm=1.4)
-    cand, model, convnet = find_candidates(image), load_model(), load_convnet()
-    rank_p, suit_p = _quarter_predict(cand.crops, model)
+    cand, model, rank_p, suit_p, is_unsure = _first_look()
+    convnet = load_convnet()
     mixed, mixed_suit = _second_look(cand, model, convnet, rank_p, suit_p)
     monkeypatch.setattr(recognize, "CONVNET_SHARE", 0.0)
     looks, looks_suit = _second_look(cand, model, convnet, rank_p, suit_p)
-    best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
-    unsure = np.nonzero((best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1]))[0]
+    unsure = np.nonzero(is_unsure)[0]
     crops = np.repeat(cand.crops[unsure], 4, axis=0)
     opinion = convnet.predict_turned(crops, np.tile(np.arange(4), len(unsure)))
     opinion = opinion.reshape(len(unsure), 4, -1)
@@ -352,10 +357,8 @@ def _readings(rank_p: np.ndarray) -> np.ndarray:
 def test_the_convolutional_network_is_asked_only_of_turns_that_could_win(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    rng = np.random.default_rng(5)
-    image, _ = render_table(random_layout(rng), seed=5, deck="tango_nuevo", px_per_mm=1.4)
-    cand, model, convnet = find_candidates(image), load_model(), load_convnet()
-    rank_p, suit_p = _quarter_predict(cand.crops, model)
+    cand, model, rank_p, suit_p, is_unsure = _first_look()
+    convnet = load_convnet()
     asked: list[int] = []
     ask = convnet.predict_turned
 
@@ -365,8 +368,7 @@ def test_the_convolutional_network_is_asked_only_of_turns_that_could_win(
 
     monkeypatch.setattr(convnet, "predict_turned", counted)
     _second_look(cand, model, convnet, rank_p, suit_p)
-    best = rank_p[..., :-1].reshape(len(rank_p), -1).max(axis=1)
-    unsure = int(((best >= SECOND_LOOK_BAND[0]) & (best < SECOND_LOOK_BAND[1])).sum())
+    unsure = int(is_unsure.sum())
     # Every unsure candidate's likeliest turn first, then fewer than its other three.
     assert asked[0] == unsure
     assert sum(asked[1:]) < 3 * unsure
