@@ -188,16 +188,14 @@ class Eyes:
             try:
                 frame = source.read()
             except UserError as error:
-                self._health("lost", str(error))
-                self._forget_recent()
+                self._lose(str(error))
                 source.close()
                 source = None
                 continue
             problem = self.calibration.frame_size_problem(frame)
             if problem is not None:
                 # Read on, as the camera may come back to its size, but place no card.
-                self._health("lost", problem)
-                self._forget_recent()
+                self._lose(problem)
                 self._stop.wait(backoff)
                 continue
             backoff = 0.5
@@ -230,11 +228,13 @@ class Eyes:
             self._frames += 1
             self._changed.notify_all()
 
-    def _forget_recent(self) -> None:
-        """Drops every zone's recent frames: a press after a loss must see the table again."""
+    def _lose(self, reason: str) -> None:
+        """Drops every zone's recent frames, as a press after a loss must see the table
+        again, and only then tells of the loss: whoever hears of it finds them gone."""
         with self._changed:
             for extractor in self._extractors:
                 extractor.forget_recent()
+        self._health("lost", reason)
 
     def _health(self, status: str, detail: str) -> None:
         seeing = status == "back"
