@@ -43,6 +43,21 @@ def test_doctor_names_a_model_file_that_is_no_model(
     assert "database     ok" in out
 
 
+def _camera_config(tmp_path: Path, image: np.ndarray, calibrated: np.ndarray) -> tuple[Path, Path]:
+    """Writes a table whose camera is a file showing ``image``, calibrated on ``calibrated``;
+    returns the config and the camera's file."""
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), image)
+    calibrate(calibrated).save(tmp_path / "calibration.json")
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'[log]\nurl = "sqlite:///{tmp_path / "log.sqlite3"}"\n'
+        f'[camera]\nsource = "{frame}"\ncalibration = "{tmp_path / "calibration.json"}"\n',
+        encoding="utf-8",
+    )
+    return config, frame
+
+
 @pytest.mark.parametrize(
     ("size", "verdict"),
     [((1280, 720), "ok       "), ((800, 450), "PROBLEM  cards are about 56 px wide")],
@@ -51,15 +66,7 @@ def test_doctor_says_whether_the_camera_shows_cards_at_a_size_the_reader_reads(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], size: tuple[int, int], verdict: str
 ) -> None:
     image, _ = render_table({"seat0": "345"}, seed=9, px_per_mm=1.45, size=size)
-    frame = tmp_path / "frame.png"
-    cv2.imwrite(str(frame), image)
-    calibrate(image).save(tmp_path / "calibration.json")
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f'[log]\nurl = "sqlite:///{tmp_path / "log.sqlite3"}"\n'
-        f'[camera]\nsource = "{frame}"\ncalibration = "{tmp_path / "calibration.json"}"\n',
-        encoding="utf-8",
-    )
+    config, _ = _camera_config(tmp_path, image, image)
     main(["doctor", "--config", str(config)])
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("calibration"))
     assert line.startswith(f"calibration  {verdict}"), line
@@ -69,16 +76,8 @@ def test_doctor_reads_one_frame_and_names_a_camera_mode_unlike_the_calibrations(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calibrated, _ = render_table({"seat0": "345"}, seed=9, px_per_mm=1.45)
-    calibrate(calibrated).save(tmp_path / "calibration.json")
     image, _ = render_table({"seat0": "345"}, seed=9, px_per_mm=1.45 * 1.5, size=(1920, 1080))
-    frame = tmp_path / "frame.png"
-    cv2.imwrite(str(frame), image)
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f'[log]\nurl = "sqlite:///{tmp_path / "log.sqlite3"}"\n'
-        f'[camera]\nsource = "{frame}"\ncalibration = "{tmp_path / "calibration.json"}"\n',
-        encoding="utf-8",
-    )
+    config, frame = _camera_config(tmp_path, image, calibrated)
     opened: list[str] = []
     one_frame = doctor_cli._one_frame
 
