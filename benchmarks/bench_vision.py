@@ -9,6 +9,9 @@ two decks), and a bomb, a chain of pairs, a triple with one and a pair of one su
 
     .venv/bin/python benchmarks/bench_vision.py --scenes 40 --seed 7
 
+``--size 1920x1080 --view 0.67 --camera`` reads a loosely framed 1080p camera's frames as the
+camera's reader does, through the calibration's window around the table.
+
 ``--themes`` also takes the project's own and typeset decks (``own3``, ``font20``): the
 training decks, on which the reader's choices are made.
 """
@@ -30,6 +33,7 @@ import cv2
 import numpy as np
 
 from table.errors import UserError
+from table.vision.calibration import Calibration, TableLayout
 from table.vision.evaluate import Score, score_scene
 from table.vision.faces import HELD_OUT_THEMES, THEME_DIR, is_drawn
 from table.vision.memory import DeckMemory
@@ -50,13 +54,15 @@ def scene(
     lay: Layout = random_layout,
     arm: bool = False,
     size: tuple[int, int] = (1280, 720),
+    view: float = 1.0,
 ) -> tuple[np.ndarray, Scene]:
     """Renders scene ``i`` of one theme, the same whichever other themes are scored.
 
     ``first`` sets apart the scenes of each kind of figure; ``place`` is the theme's
     place in ``HELD_OUT_THEMES`` (or in the list given, for a theme not held out);
     ``arm`` puts an arm over the table in 30 % of the scenes; ``size`` is the frame's,
-    of the same view of the table at any size.
+    of the same view of the table at any size, which ``view`` scales (0.67 at 1920x1080:
+    a camera framing the table loosely, its cards as large as at 1280x720).
     """
     scene_seed = first + seed * 100_000 + place * 1000 + i
     rng = np.random.default_rng(scene_seed)
@@ -66,7 +72,7 @@ def scene(
         seed=scene_seed,
         deck=theme,
         hand=arm and bool(rng.random() < 0.3),
-        px_per_mm=float(rng.uniform(1.27, 1.9)),
+        px_per_mm=float(rng.uniform(1.27, 1.9)) * view,
         size=size,
     )
 
@@ -79,9 +85,15 @@ def run(
     memory: bool = False,
     convnet: Convnet | None = None,
     size: tuple[int, int] = (1280, 720),
+    view: float = 1.0,
+    camera: bool = False,
 ) -> dict[str, dict[str, object]]:
-    """Scores ``scenes`` scenes per theme, in frames of ``size``, and returns the figures
-    per theme and in total.
+    """Scores ``scenes`` scenes per theme, in frames of ``size`` and ``view``
+    (:func:`scene`), and returns the figures per theme and in total.
+
+    With ``camera``, each frame is read as the camera's reader reads it: only its
+    calibration's reading window, the calibration being the scene's own homography (as
+    ``vision calibrate`` finds it from the markers, which a close view leaves out).
 
     A held-out theme's scenes depend only on its place in ``HELD_OUT_THEMES``, not on
     which other themes are scored. With ``memory``, each theme's scenes are read in
@@ -97,10 +109,14 @@ def run(
         deck = DeckMemory() if memory else None
         for i in range(scenes):
             image, truth = scene(
-                10_000_000, seed, _place(theme, place), i, theme, arm=True, size=size
+                10_000_000, seed, _place(theme, place), i, theme, arm=True, size=size, view=view
             )
+            window = None
+            if camera:
+                table = Calibration(np.linalg.inv(truth.table_to_image), size, TableLayout())
+                window = table.reading_window()
             start = time.perf_counter()
-            found = read_cards(image, model, deck, convnet)
+            found = read_cards(image, model, deck, convnet, window)
             times.append(time.perf_counter() - start)
             score.add(score_scene(truth, found))
         results[theme] = score.to_dict()
@@ -242,6 +258,17 @@ def frame_size(text: str) -> tuple[int, int]:
     return width, height
 
 
+def view_scale(text: str) -> float:
+    """Parses the table's scale in the frame: a number from 0.25 to 2."""
+    try:
+        view = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number such as 0.67") from None
+    if not 0.25 <= view <= 2:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range: from 0.25 to 2")
+    return view
+
+
 def main() -> int:
     """Parses the options and runs the benchmark."""
     parser = argparse.ArgumentParser(description="card-vision accuracy and speed benchmark")
@@ -255,6 +282,18 @@ def main() -> int:
         default=(1280, 720),
         help="frame size of the random plays, WIDTHxHEIGHT, the same view of the table "
         "(default 1280x720)",
+    )
+    parser.add_argument(
+        "--view",
+        type=view_scale,
+        default=1.0,
+        help="scale of the table in the frame against the default view (0.67 with --size "
+        "1920x1080: a loosely framed 1080p camera)",
+    )
+    parser.add_argument(
+        "--camera",
+        action="store_true",
+        help="read only each frame's reading window, as the camera's reader does",
     )
     parser.add_argument(
         "--foreign",
@@ -295,7 +334,17 @@ def main() -> int:
     for theme in (t for t in args.themes if t not in themes):
         print(f"{theme}: no such theme in {THEME_DIR}, nor an own or typeset deck; skipped")
     results: dict[str, object] = dict(
-        run(themes, args.scenes, args.seed, model, args.memory, convnet, args.size)
+        run(
+            themes,
+            args.scenes,
+            args.seed,
+            model,
+            args.memory,
+            convnet,
+            args.size,
+            args.view,
+            args.camera,
+        )
     )
     if args.foreign:
         present = [t for t in FOREIGN_THEMES if (THEME_DIR / f"{t}.svgz").exists()]

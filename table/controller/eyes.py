@@ -69,10 +69,14 @@ class Eyes:
         self.is_learnt = model is not None
         """Reads with a model given instead of the built-in one: one learnt for a deck."""
         self._read = reader or functools.partial(
-            read_cards, model=model or load_model(), memory=self.memory
+            read_cards,
+            model=model or load_model(),
+            memory=self.memory,
+            window=calibration.reading_window(),
         )
-        """Turns a frame into card readings: the card reader with a memory of the deck the
-        camera has seen (``table.vision.memory``), or a test's script."""
+        """Turns a frame into card readings: the card reader, on the table around its zones,
+        with a memory of the deck the camera has seen (``table.vision.memory``), or a
+        test's script."""
         self._deck_changed = False
         self.on_health: HealthCallback | None = None
         """Told when the source is lost or back; the controller logs it as the camera's health."""

@@ -19,7 +19,7 @@ import numpy as np
 
 from table.errors import UserError
 from table.vision.camera import CAMERA_SIZE
-from table.vision.recognize import WORK_SIDE
+from table.vision.recognize import WORK_SIDE, Window
 
 MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
 MARKER_IDS = (0, 1, 2, 3)
@@ -30,6 +30,9 @@ READ_CARD_PX = (80, 160)
 training designs it read 94.6 % of the cards 80 px wide, 97-98 % from 100 to 140 px, 96.0 %
 at 158 px, and under 93 % at 76 px or less and at 176 px (docs/vision.md, "Camera
 resolution")."""
+
+READ_COLOUR = (255, 255, 255)
+"""The colour of the card reader's window in the calibration picture."""
 
 Rect = tuple[float, float, float, float]
 """A zone: ``(x0, y0, x1, y1)`` in table millimetres."""
@@ -134,10 +137,28 @@ class Calibration:
         down = np.linalg.norm(ends[3] - ends[2])
         return float(along + down) / 20
 
+    def reading_window(self) -> Window:
+        """Returns the part of the frame the camera's card reader reads: every zone grown
+        by a card's height, so a card lying over a zone's edge is read whole, within the
+        frame.
+
+        Readings outside the zones are dropped anyway; cutting the rest away keeps a frame
+        that shows more than the table from being shrunk for it (a 1920x1080 frame with
+        the table in its middle 1300 px is read at its own size, not shrunk to 1280 px).
+        """
+        zones = np.array(list(self.layout.zones.values()), np.float64)
+        x0, y0 = zones[:, :2].min(axis=0) - CARD_MM[1]
+        x1, y1 = zones[:, 2:].max(axis=0) + CARD_MM[1]
+        corners = self.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        left, top = np.maximum(np.floor(corners.min(axis=0)), 0).astype(int)
+        right, bottom = np.minimum(np.ceil(corners.max(axis=0)), self.image_size).astype(int)
+        return (int(left), int(top), int(right), int(bottom))
+
     def read_card_width(self) -> float:
-        """Returns a card's width in pixels of the frame as the card reader reads it
-        (shrunk to ``WORK_SIDE`` when larger)."""
-        shrink = min(1.0, WORK_SIDE / max(self.image_size))
+        """Returns a card's width in pixels of the frame as the card reader reads it: its
+        reading window, shrunk to ``WORK_SIDE`` when larger."""
+        left, top, right, bottom = self.reading_window()
+        shrink = min(1.0, WORK_SIDE / max(right - left, bottom - top, 1))
         return CARD_MM[0] * self.px_per_mm() * shrink
 
     def card_size_problem(self) -> str | None:
@@ -287,8 +308,13 @@ def calibrate(image: np.ndarray, layout: TableLayout | None = None) -> Calibrati
 
 
 def draw_zones(image: np.ndarray, calibration: Calibration) -> np.ndarray:
-    """Returns a copy of the frame with the table outline and every zone drawn and named."""
+    """Returns a copy of the frame with the table outline and every zone drawn and named,
+    and the card reader's window: a card outside it is not read."""
     out = image.copy() if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    left, top, right, bottom = calibration.reading_window()
+    cv2.rectangle(out, (left, top), (right - 1, bottom - 1), READ_COLOUR, 1)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    cv2.putText(out, "cards read here", (left + 4, bottom - 8), font, 0.6, READ_COLOUR, 1)
     layout = calibration.layout
     w, h = layout.width_mm, layout.height_mm
     outline = calibration.to_image(np.array([[0, 0], [w, 0], [w, h], [0, h]]))

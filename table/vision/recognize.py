@@ -161,6 +161,9 @@ WORK_SIDE = 1280
 to it first. Every pixel measure here (mark sizes, reaches, the paper's and ground's
 breadths) and the training scenes assume a 1280x720 view of the table: the same view at
 3840x2160, read as it was, gave under half its cards (docs/vision.md, "Camera resolution")."""
+Window = tuple[int, int, int, int]
+"""The part of a frame to read: ``(left, top, right, bottom)`` in its pixels, right and
+bottom excluded."""
 FACE_RING = 0.45
 """Share of the ring just around a blob's box that must be card surround for it to be a mark.
 
@@ -795,6 +798,7 @@ def read_cards(
     model: Model | None = None,
     memory: DeckMemory | None = None,
     convnet: Convnet | None = None,
+    window: Window | None = None,
 ) -> list[Detection]:
     """Reads every face-up card whose rank mark is visible.
 
@@ -804,27 +808,38 @@ def read_cards(
     learnt deck's model is read with the committed convolutional network. With a
     ``memory`` of the frames before (the camera's), an
     unsure mark that looks like the deck's remembered marks of the rank it leans
-    to is read, unsure; the frame's sure readings are remembered. A frame larger
-    than ``WORK_SIDE`` is read shrunk, its readings given in its own pixels.
+    to is read, unsure; the frame's sure readings are remembered. Only the ``window``
+    of the frame is read when one is given (the camera's: the table around its zones,
+    ``Calibration.reading_window``), so a frame showing more than the table is not
+    shrunk for what lies beyond it. A frame, or window, larger than ``WORK_SIDE`` is
+    read shrunk; the readings are in the frame's own pixels.
     """
     if image is None or image.size == 0:
         return []
+    left, top = 0, 0
+    if window is not None:
+        left, top, right, bottom = window
+        image = image[top:bottom, left:right]
+        if image.size == 0:
+            return []
     height, width = image.shape[:2]
-    if max(height, width) <= WORK_SIDE:
+    shrink = min(1.0, WORK_SIDE / max(height, width))
+    if shrink == 1.0 and (left, top) == (0, 0):
         return _read_frame(image, model, memory, convnet)
-    scale = WORK_SIDE / max(height, width)
-    size = (max(round(width * scale), 1), max(round(height * scale), 1))
-    small = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
-    found = _read_frame(small, model, memory, convnet)
-    return [_enlarged(d, width / size[0], height / size[1]) for d in found]
+    size = (max(round(width * shrink), 1), max(round(height * shrink), 1))
+    if shrink < 1.0:
+        image = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+    found = _read_frame(image, model, memory, convnet)
+    return [_in_frame(d, width / size[0], height / size[1], left, top) for d in found]
 
 
-def _enlarged(reading: Detection, along: float, down: float) -> Detection:
-    """Returns a reading of a shrunk frame in the pixels of the frame it was shrunk from,
-    ``along`` and ``down`` times as large (pixel centres map as ``cv2.resize`` maps them)."""
+def _in_frame(reading: Detection, along: float, down: float, left: int, top: int) -> Detection:
+    """Returns a reading of a shrunk window in the pixels of the frame it was cut from:
+    ``along`` and ``down`` times as large (pixel centres map as ``cv2.resize`` maps them),
+    then moved by the window's ``left`` and ``top``."""
 
     def point(p: tuple[float, float]) -> tuple[float, float]:
-        return ((p[0] + 0.5) * along - 0.5, (p[1] + 0.5) * down - 0.5)
+        return ((p[0] + 0.5) * along - 0.5 + left, (p[1] + 0.5) * down - 0.5 + top)
 
     return replace(reading, center=point(reading.center), box=tuple(map(point, reading.box)))
 

@@ -16,6 +16,7 @@ from table.rules import Cards
 from table.vision.calibration import Calibration, TableLayout, calibrate
 from table.vision.plays import PlayReading
 from table.vision.recognize import Detection
+from table.vision.synth import render_table
 
 #: The table seen straight from above, one pixel a millimetre: seat 0's zone is y 300-450.
 CALIBRATION = Calibration(np.eye(3), (820, 460), TableLayout())
@@ -191,3 +192,34 @@ def test_a_new_deck_empties_the_deck_memory_and_the_next_frames_fill_it_again() 
         assert len(memory) > 0
     finally:
         eyes.stop()
+
+
+class StillCamera:
+    """Gives the same picture in every frame, as a camera over a table left alone."""
+
+    def __init__(self, picture: np.ndarray) -> None:
+        self.picture = picture
+
+    def read(self) -> np.ndarray:
+        return self.picture.copy()
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.vision
+def test_a_loosely_framed_camera_reads_the_table_at_its_own_size() -> None:
+    """A 1080p camera showing the table in its middle (cards 82 px wide) is read around
+    the table only: its frames shrunk whole to 1280 px, with cards 55 px wide, read this
+    play unsure and without its 7."""
+    picture, _ = render_table(
+        {"seat0": "3456789TJ"}, seed=4, deck="paris", size=(1920, 1080), px_per_mm=1.3 / 1.5
+    )
+    eyes = Eyes(lambda: StillCamera(picture), calibrate(picture), 3)
+    eyes.start()
+    try:
+        assert eyes.wait_frames(3, timeout=60)
+        reading = eyes.read_play(0, timeout=30)
+    finally:
+        eyes.stop()
+    assert reading.is_confident and reading.cards == "3456789TJ", str(reading)

@@ -9,6 +9,7 @@ import pytest
 
 from table.errors import UserError
 from table.vision.calibration import (
+    READ_COLOUR,
     Calibration,
     TableLayout,
     calibrate,
@@ -56,6 +57,23 @@ def test_the_card_width_the_reader_sees_comes_from_the_markers() -> None:
     assert large.read_card_width() == pytest.approx(63 * 1.45, rel=0.05)
 
 
+def test_a_loosely_framed_camera_is_read_around_the_table_only() -> None:
+    # A 1080p camera showing the table in its middle, at 1.3 px a millimetre.
+    image, _ = render_table({"seat0": "3"}, seed=9, px_per_mm=1.3 / 1.5, size=(1920, 1080))
+    calibration = calibrate(image)
+    left, top, right, bottom = calibration.reading_window()
+    assert left >= 0 and top >= 0 and right <= 1920 and bottom <= 1080
+    assert right - left < 0.7 * 1920, "the floor around the table is not read"
+    margin = 88 * 1.3 * 0.95  # a card's height: a card lying over a zone's edge is read whole
+    for x0, y0, x1, y1 in calibration.layout.zones.values():
+        corners = calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        xs, ys = corners[:, 0], corners[:, 1]
+        assert left + margin <= xs.min() and xs.max() <= right - margin
+        assert top <= ys.min() and ys.max() <= bottom
+    # Read at its own size (shrunk with the whole frame to 1280 px, two thirds of it).
+    assert calibration.read_card_width() > 0.95 * 63 * calibration.px_per_mm()
+
+
 def test_cards_too_small_or_too_large_for_the_reader_say_what_to_change() -> None:
     # The same view from an 800x450 camera: cards about 56 px wide.
     image, _ = render_table({"seat0": "3"}, seed=9, px_per_mm=1.45, size=(800, 450))
@@ -70,10 +88,14 @@ def test_cards_too_small_or_too_large_for_the_reader_say_what_to_change() -> Non
 
 
 def test_preview_draws_on_a_copy() -> None:
-    image, _ = render_table({}, seed=2)
-    preview = draw_zones(image, calibrate(image))
+    image, _ = render_table({}, seed=2, px_per_mm=1.0)
+    calibration = calibrate(image)
+    preview = draw_zones(image, calibration)
     assert preview.shape == image.shape
     assert (preview != image).any()
+    left, top, right, bottom = calibration.reading_window()
+    for x in (left, right - 1):
+        assert (preview[top + 20 : bottom - 20, x] == READ_COLOUR).all(), "the reader's window"
 
 
 def test_marker_sheet_markers_are_detectable() -> None:

@@ -245,6 +245,25 @@ def test_readings_of_a_shrunk_frame_are_given_in_the_frames_own_pixels() -> None
         assert big.size == pytest.approx(2 * small.size)
 
 
+def test_a_window_of_a_frame_is_read_alone_in_the_frames_own_pixels() -> None:
+    image, _ = render_table(random_layout(np.random.default_rng(9)), seed=9, deck="paris")
+    alone = read_cards(image)
+    assert len(alone) > 5
+    # The frame within a larger one, as is and each pixel doubled (read shrunk to half).
+    for times, (left, top) in ((1, (80, 50)), (2, (200, 100))):
+        inner = cv2.resize(image, None, fx=times, fy=times, interpolation=cv2.INTER_NEAREST)
+        frame = np.zeros((inner.shape[0] + 2 * top, inner.shape[1] + 2 * left, 3), np.uint8)
+        frame[top : top + inner.shape[0], left : left + inner.shape[1]] = inner
+        window = (left, top, left + inner.shape[1], top + inner.shape[0])
+        found = read_cards(frame, window=window)
+        assert len(found) == len(alone)
+        for one, seen in zip(alone, found, strict=True):
+            assert (seen.card, seen.suit, seen.confidence) == (one.card, one.suit, one.confidence)
+            x, y = (times * c + (times - 1) / 2 for c in one.center)
+            assert seen.center == pytest.approx((x + left, y + top))
+    assert read_cards(image, window=(1280, 0, 1400, 720)) == [], "a window beyond the frame"
+
+
 def test_empty_table_gives_no_cards() -> None:
     image, _ = render_table({}, seed=3, background="wood")
     assert read_cards(image) == []
