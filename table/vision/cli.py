@@ -12,7 +12,14 @@ import numpy as np
 
 from table.cli import positive_int
 from table.errors import UserError
-from table.vision.calibration import TableLayout, calibrate, draw_zones, markers_sheet
+from table.vision.calibration import (
+    Calibration,
+    TableLayout,
+    calibrate,
+    draw_zones,
+    markers_sheet,
+)
+from table.vision.calibration import load as load_calibration
 from table.vision.camera import Camera, read_image
 from table.vision.capture import (
     LEARN_ORDER,
@@ -23,7 +30,15 @@ from table.vision.capture import (
     spoken,
 )
 from table.vision.memory import DeckMemory
-from table.vision.recognize import MODEL_PATH, SURE, Detection, Model, load_model, read_cards
+from table.vision.recognize import (
+    MODEL_PATH,
+    SURE,
+    Detection,
+    Model,
+    Window,
+    load_model,
+    read_cards,
+)
 from table.vision.train import LEARN_EPOCHS, LEARN_SCENES, LEARN_SEED, fine_tune
 
 
@@ -48,12 +63,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("images", nargs="+", type=Path)
     p.add_argument("--json", action="store_true", help="one JSON object per image")
     _model_option(p)
+    _calibration_option(p)
     p.set_defaults(func=_read)
 
     p = sub.add_parser("show", help="draw every card's box and reading on an image")
     p.add_argument("image", type=Path)
     p.add_argument("--out", type=Path, help="default: IMAGE-cards.png")
     _model_option(p)
+    _calibration_option(p)
     p.set_defaults(func=_show)
 
     p = sub.add_parser("render", help="render table scenes with ground truth (an eval set)")
@@ -166,11 +183,36 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibration_option(p: argparse.ArgumentParser) -> None:
+    """Adds ``--calibration``: read as the table's camera reads, around the table only."""
+    p.add_argument(
+        "--calibration",
+        type=Path,
+        help="read only the part of the image the table's camera reads (written by "
+        "'vision calibrate'); show also draws its zones",
+    )
+
+
+def _window(calibration: Calibration | None, image: np.ndarray, path: Path) -> Window | None:
+    """Returns the part of an image the camera's reader reads, or ``None`` for all of it.
+
+    :raises UserError: when the image is not of the calibration's frame size.
+    """
+    if calibration is None:
+        return None
+    problem = calibration.frame_size_problem(image)
+    if problem is not None:
+        raise UserError(f"{path}: {problem}")
+    return calibration.reading_window()
+
+
 def _read(args: argparse.Namespace) -> int:
     """Reads each image and prints its cards."""
     model = load_model(args.model)
+    calibration = load_calibration(args.calibration) if args.calibration else None
     for path in args.images:
-        found = read_cards(read_image(path), model)
+        image = read_image(path)
+        found = read_cards(image, model, window=_window(calibration, image, path))
         if args.json:
             print(json.dumps({"image": str(path), "cards": [d.to_dict() for d in found]}))
         else:
@@ -209,10 +251,13 @@ def draw_detections(image: np.ndarray, found: list[Detection]) -> np.ndarray:
 
 def _show(args: argparse.Namespace) -> int:
     """Draws the readings of one image."""
+    model = load_model(args.model)
+    calibration = load_calibration(args.calibration) if args.calibration else None
     image = read_image(args.image)
-    found = read_cards(image, load_model(args.model))
+    found = read_cards(image, model, window=_window(calibration, image, args.image))
     out = args.out or args.image.with_name(args.image.stem + "-cards.png")
-    _write_image(out, draw_detections(image, found))
+    seen = image if calibration is None else draw_zones(image, calibration)
+    _write_image(out, draw_detections(seen, found))
     print(f"wrote {out}: {len(found)} cards (green: sure, orange: unsure)")
     return 0
 

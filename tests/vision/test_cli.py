@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from table.errors import UserError
-from table.vision import cli
+from table.vision import calibration, cli
+from table.vision.calibration import READ_COLOUR
 from table.vision.capture import LEARN_ORDER, cut_cards
 from table.vision.synth import render_spread, render_table
 
@@ -81,6 +82,36 @@ def test_show_writes_a_picture(scene_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "shown.png"
     assert run("vision", "show", str(scene_file), "--out", str(out)) == 0
     assert cv2.imread(str(out)).shape == cv2.imread(str(scene_file)).shape
+
+
+@pytest.mark.vision
+def test_read_and_show_with_a_calibration_read_as_the_tables_camera_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A 1080p camera framing the table loosely: read whole, the 4 and the 7 are missed.
+    image, _ = render_table(
+        {"seat0": "3456789TJ"}, seed=4, deck="paris", size=(1920, 1080), px_per_mm=1.3 / 1.5
+    )
+    frame, table, preview = tmp_path / "frame.png", tmp_path / "cal.json", tmp_path / "cal.png"
+    cv2.imwrite(str(frame), image)
+    assert (
+        run("vision", "calibrate", str(frame), "--out", str(table), "--preview", str(preview)) == 0
+    )
+    capsys.readouterr()
+    assert run("vision", "read", str(frame), "--json", "--calibration", str(table)) == 0
+    cards = json.loads(capsys.readouterr().out)["cards"]
+    sure = sorted(c["card"] for c in cards if c["confidence"] >= 0.9)
+    assert sure == sorted("3456789TJ")
+    out = tmp_path / "shown.png"
+    assert run("vision", "show", str(frame), "--out", str(out), "--calibration", str(table)) == 0
+    left, top, _, bottom = calibration.load(table).reading_window()
+    assert (cv2.imread(str(out))[top + 20 : bottom - 20, left] == READ_COLOUR).all()
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.resize(image, (1280, 720)))
+    with pytest.raises(
+        UserError, match="1280x720 frames but the table was calibrated on 1920x1080"
+    ):
+        run("vision", "read", str(small), "--calibration", str(table))
 
 
 @pytest.mark.vision
