@@ -32,6 +32,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from table.cli import number_between
 from table.errors import UserError
 from table.vision.calibration import Calibration, TableLayout
 from table.vision.evaluate import Score, score_scene
@@ -258,17 +259,6 @@ def frame_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def view_scale(text: str) -> float:
-    """Parses the table's scale in the frame: a number from 0.25 to 2."""
-    try:
-        view = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number such as 0.67") from None
-    if not 0.25 <= view <= 2:
-        raise argparse.ArgumentTypeError(f"{text!r} is out of range: from 0.25 to 2")
-    return view
-
-
 def main() -> int:
     """Parses the options and runs the benchmark."""
     parser = argparse.ArgumentParser(description="card-vision accuracy and speed benchmark")
@@ -285,7 +275,7 @@ def main() -> int:
     )
     parser.add_argument(
         "--view",
-        type=view_scale,
+        type=number_between(0.25, 2),
         default=1.0,
         help="scale of the table in the frame against the default view (0.67 with --size "
         "1920x1080: a loosely framed 1080p camera)",

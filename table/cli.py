@@ -22,6 +22,22 @@ def positive_int(text: str) -> int:
     return value
 
 
+def number_between(low: float, high: float) -> Callable[[str], float]:
+    """Returns a parser of a number from ``low`` to ``high`` for an option, with a
+    readable error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range; use {low:g} to {high:g}")
+        return value
+
+    return parse
+
+
 def _registrars() -> list[Registrar]:
     """Lists the parts that add sub-commands; imported lazily so ``--help`` stays fast."""
     from table import mqtt_cli, rules_cli

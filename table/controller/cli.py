@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from werkzeug.security import generate_password_hash
 
-from table.cli import positive_int
+from table.cli import number_between, positive_int
 from table.config import Config, load_config
 from table.controller.eyes import Eyes, FrameSource
 from table.controller.loop import Controller
@@ -65,7 +65,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument(
-        "--speed", type=_speed, default=1.0, help="how fast the players act (default 1)"
+        "--speed",
+        type=number_between(0.01, 100),
+        default=1.0,
+        help="how fast the players act (default 1)",
     )
     demo.add_argument("--db", metavar="URL", help="session log (default: SQLite in the data dir)")
     demo.add_argument("--mqtt", metavar="URL", help="publish the table to this broker")
@@ -76,17 +79,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     demo.add_argument("--no-browser", action="store_true", help="do not open a browser")
     demo.set_defaults(func=_demo)
-
-
-def _speed(text: str) -> float:
-    """Parses the demo's speed factor, with a readable error."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.01 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"{value:g} is out of range; use 0.01 to 100")
-    return value
 
 
 def _demo(args: argparse.Namespace) -> int:
