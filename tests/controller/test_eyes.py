@@ -16,7 +16,6 @@ from table.rules import Cards
 from table.vision.calibration import Calibration, TableLayout, calibrate
 from table.vision.plays import PlayReading
 from table.vision.recognize import Detection
-from table.vision.synth import render_table
 
 #: The table seen straight from above, one pixel a millimetre: seat 0's zone is y 300-450.
 CALIBRATION = Calibration(np.eye(3), (820, 460), TableLayout())
@@ -208,13 +207,13 @@ class StillCamera:
 
 
 @pytest.mark.vision
-def test_a_loosely_framed_camera_reads_the_table_at_its_own_size() -> None:
+def test_a_loosely_framed_camera_reads_the_table_at_its_own_size(
+    loosely_framed_chain: np.ndarray,
+) -> None:
     """A 1080p camera showing the table in its middle (cards 82 px wide) is read around
     the table only: its frames shrunk whole to 1280 px, with cards 55 px wide, read this
     play unsure and without its 7."""
-    picture, _ = render_table(
-        {"seat0": "3456789TJ"}, seed=4, deck="paris", size=(1920, 1080), px_per_mm=1.3 / 1.5
-    )
+    picture = loosely_framed_chain
     eyes = Eyes(lambda: StillCamera(picture), calibrate(picture), 3)
     eyes.start()
     try:
