@@ -1048,6 +1048,21 @@ def _opposite_on_one_card(u: float, v: float, turn: float, size: float) -> bool:
     )
 
 
+def _across_on_four_index_card(u: float, v: float, turn: float, size: float) -> bool:
+    """Tells whether a mark at ``(u, v)`` in another's card frame may end the second
+    diagonal of a card with an index in all four corners: turned, down-left of the
+    upright top-right one (or up-right of it, seen from the turned one), and no further
+    down than a card's corners lie (``CORNERS_ASPECT``): in a fan of two such cards the
+    top card's top-left index and the under card's bottom-left one lie so, a fan step
+    across and a card's height down."""
+    down = v if u < 0 else -v
+    return (
+        turn > 140
+        and 1.5 * size < abs(u) < CARD_REACH * size
+        and 0.9 * abs(u) < down < CORNERS_ASPECT[1] * abs(u)
+    )
+
+
 def _next_in_fan(u: float, v: float, turn: float, size: float) -> bool:
     """Tells whether an upright mark at ``(u, v)`` in another's card frame is a fanned card's.
 
@@ -1132,7 +1147,12 @@ def merge(
             elif dist < PIECE_REACH * size and turn < 40:
                 duplicate = True
                 break
-            if _below_on_one_card(u, v, turn, size) and not _inks_differ(k, d, redness):
+            # Either reading's direction may be some degrees off, which over a card's
+            # height puts the mark under it a mark size aside in that one's frame.
+            below = _below_on_one_card(u, v, turn, size) or _below_on_one_card(
+                *_in_card_frame(d, k), turn, size
+            )
+            if below and not _inks_differ(k, d, redness):
                 duplicate = True
                 break
         if not duplicate:
@@ -1141,7 +1161,7 @@ def merge(
     # every reading; it leaves last, and only when the card's other upright index is
     # still there.
     second = _second_uprights([d for d, _ in kept], found, table, redness)
-    cards = _join_far_corners([d for d, _ in kept], table, redness)
+    cards = _join_far_corners([d for d, _ in kept], found, table, redness)
     there = set(cards)
     return [d for d in cards if second.get(d) not in there]
 
@@ -1201,18 +1221,20 @@ def _bottom_corner(
     )
 
 
-def _fanned_between(left: Detection, width: float, e: Detection, size: float) -> bool:
-    """Tells whether ``e`` is an upright mark along the top edge, between ``left`` and
-    the mark ``width`` along from it: the index of a card fanned between two, where one
-    card's top edge shows no index."""
-    if _turn(left, e) > 40:
+def _fanned_between(corner: Detection, along: float, e: Detection, size: float) -> bool:
+    """Tells whether ``e`` is an upright mark along the top edge, between ``corner`` and
+    the point ``along`` from it (to the right when positive, to the left when negative):
+    the index of a card fanned between two, where one card's top edge shows no index."""
+    if _turn(corner, e) > 40:
         return False
-    u, v = _in_card_frame(left, e)
-    return SAME_SPOT * size < u < width - SAME_SPOT * size and abs(v) < size
+    u, v = _in_card_frame(corner, e)
+    u = u if along > 0 else -u
+    return SAME_SPOT * size < u < abs(along) - SAME_SPOT * size and abs(v) < size
 
 
 def _join_far_corners(
     cards: list[Detection],
+    found: list[Detection],
     table: np.ndarray | None,
     redness: Callable[[Detection], float] | None,
 ) -> list[Detection]:
@@ -1222,6 +1244,12 @@ def _join_far_corners(
     marks of the cards under it, each a fan step further along; its own mark is the
     nearest. Taking the pairs one to one, nearest along first, keeps the others as
     cards. The surer reading of a pair stays.
+
+    A card with an index in all four corners has a second diagonal: its top-right
+    index and its turned bottom-left one, which are what is left of it when each of
+    its top indices has taken the turned one below it. Two readings so placed are
+    joined too, unless an upright mark lies along the edge between them (``found``),
+    where a card fanned under the other shows its index.
     """
     pairs: list[tuple[float, int, int]] = []  # (how far along, surer, less sure)
     for i, k in enumerate(cards):
@@ -1229,10 +1257,15 @@ def _join_far_corners(
             d = cards[j]
             if d.card != k.card:
                 continue
-            size = max(k.size, d.size)
+            size, turn = max(k.size, d.size), _turn(k, d)
             u, v = _in_card_frame(k, d)
+            across = _across_on_four_index_card(u, v, turn, size) and not any(
+                _fanned_between(k, u, e, size)
+                or _fanned_between(d, _in_card_frame(d, k)[0], e, size)
+                for e in found
+            )
             if (
-                _opposite_on_one_card(u, v, _turn(k, d), size)
+                (across or _opposite_on_one_card(u, v, turn, size))
                 and _may_be_one_card(k, d, table, apart=True)
                 and not _inks_differ(k, d, redness)
             ):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+from dataclasses import replace
+
 import numpy as np
 
 from table.vision.recognize import (
@@ -135,6 +138,41 @@ def test_a_four_index_card_is_one_card_however_many_of_its_corners_show() -> Non
     for hidden in (None, "bottom left", "bottom right"):
         kept = merge([d for name, d in corners.items() if name != hidden])
         assert len(kept) == 1, hidden
+
+
+def test_a_four_index_card_is_one_card_whichever_of_its_corners_is_surest() -> None:
+    """Each top index takes the turned one below it first when that is the surer; what is
+    left, the top right and the bottom left, is the card's other diagonal."""
+    spots = [(0, 0, False), (4.34, 0, False), (4.34, 7.03, True), (0, 7.03, True)]
+    for order in itertools.permutations(range(4)):
+        kept = merge([on_card("8", 0.99 - rank / 100, *spots[n]) for rank, n in enumerate(order)])
+        assert len(kept) == 1, order
+
+
+def test_a_four_index_card_whose_corners_are_read_some_degrees_apart_is_one_card() -> None:
+    """A card's direction is read from the edges around each mark; a mark half covered
+    may be read 15 degrees off, which over a card's height puts the other a mark size
+    aside in its frame."""
+    top = on_card("8", 0.99, 0, 0, False)
+    for surer_off in (True, False):
+        bottom = on_card("8", 0.995 if surer_off else 0.98, 0, 7.03, True)
+        bottom = replace(bottom, angle=bottom.angle + 15)
+        assert len(merge([top, bottom])) == 1, surer_off
+
+
+def test_four_index_cards_of_one_rank_fanned_are_not_taken_for_one_by_their_corners() -> None:
+    """In a fan of two, the top card's top-left index and the under card's bottom-left one
+    lie down-left of each other, as one card's other diagonal would but a fan step across
+    and a card's height down; read surest, each takes the mark beside it on its card."""
+    for step in (1.5, 2.5, 3.5):
+        under = [on_card("8", 0.99, 0, 7.03, True), on_card("8", 0.97, 0, 0, False)]
+        top = [
+            on_card("8", 0.995, step, 0, False),
+            on_card("8", 0.96, step + 4.34, 0, False),
+            on_card("8", 0.95, step + 4.34, 7.03, True),
+            on_card("8", 0.94, step, 7.03, True),
+        ]
+        assert len(merge(under + top)) == 2, step
 
 
 def test_four_index_cards_of_one_rank_fanned_a_card_apart_stay_two() -> None:
