@@ -381,7 +381,7 @@ def _check_calibration(config: Config, frame: Callable[[], np.ndarray]) -> str:
             f"markers {missing} are not visible; uncover the table corners or move the camera,"
             " then run 'ddz-table vision calibrate'"
         )
-    problem = calibration.card_size_problem()
+    problem = calibration.zone_problem() or calibration.card_size_problem()
     if problem is not None:
         raise UserError(problem)
     size = "x".join(str(side) for side in calibration.image_size)

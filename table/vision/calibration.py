@@ -178,6 +178,24 @@ class Calibration:
             return f"{seen} {least}-{most}: raise the camera or zoom out, then calibrate again"
         return None
 
+    def zone_problem(self) -> str | None:
+        """Names the zones that lie partly outside the frame, whose cards there the camera
+        cannot read, and says what to change; ``None`` when every zone is in view."""
+        width, height = self.image_size
+        outside = []
+        for name, (x0, y0, x1, y1) in self.layout.zones.items():
+            corners = self.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+            xs, ys = corners[:, 0], corners[:, 1]
+            if xs.min() < 0 or ys.min() < 0 or xs.max() > width or ys.max() > height:
+                outside.append(name)
+        if not outside:
+            return None
+        return (
+            f"zone(s) {', '.join(outside)} lie partly outside the camera's view, so cards"
+            " played there may not be read: move the camera back, or the zones in the"
+            " config's [vision] section, then calibrate again"
+        )
+
     def frame_size_problem(self, frame: np.ndarray) -> str | None:
         """Says what to do when a frame is not of the size the table was calibrated on, as
         its zones would then lie elsewhere in it; ``None`` when it is."""

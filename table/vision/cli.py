@@ -177,9 +177,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     calibration.save(args.out)
     _write_image(args.preview, draw_zones(frame, calibration))
     print(f"wrote {args.out} and {args.preview}; check that the zones sit where the cards go")
-    problem = calibration.card_size_problem()
-    if problem is not None:
-        print(f"warning: {problem}")
+    for problem in (calibration.zone_problem(), calibration.card_size_problem()):
+        if problem is not None:
+            print(f"warning: {problem}")
     return 0
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from table.cli import main
 from table.controller import cli as doctor_cli
-from table.vision.calibration import calibrate
+from table.vision.calibration import TableLayout, calibrate
 from table.vision.recognize import MODEL_PATH
 from table.vision.synth import render_table
 
@@ -70,6 +70,18 @@ def test_doctor_says_whether_the_camera_shows_cards_at_a_size_the_reader_reads(
     main(["doctor", "--config", str(config)])
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("calibration"))
     assert line.startswith(f"calibration  {verdict}"), line
+
+
+def test_doctor_names_a_zone_the_camera_does_not_see_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image, _ = render_table({"seat0": "345"}, seed=9, px_per_mm=1.45)
+    config, _ = _camera_config(tmp_path, image, image)
+    zones = {**TableLayout().zones, "seat3": (-200.0, 90.0, 200.0, 370.0)}
+    calibrate(image, TableLayout(zones=zones)).save(tmp_path / "calibration.json")
+    main(["doctor", "--config", str(config)])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("calibration"))
+    assert line.startswith("calibration  PROBLEM  zone(s) seat3 lie partly outside"), line
 
 
 def test_doctor_reads_one_frame_and_names_a_camera_mode_unlike_the_calibrations(

@@ -87,6 +87,16 @@ def test_cards_too_small_or_too_large_for_the_reader_say_what_to_change() -> Non
     assert problem is not None and "about 176 px" in problem and "raise the camera" in problem
 
 
+def test_a_zone_partly_out_of_the_frame_is_named() -> None:
+    image, _ = render_table({"seat0": "3"}, seed=9, px_per_mm=1.45)
+    calibration = calibrate(image)
+    assert calibration.zone_problem() is None
+    zones = {**calibration.layout.zones, "kitty": (300.0, 170.0, 520.0, 600.0)}
+    beyond = Calibration(calibration.homography, (1280, 720), TableLayout(zones=zones))
+    problem = beyond.zone_problem()
+    assert problem is not None and "zone(s) kitty lie partly outside" in problem
+
+
 def test_preview_draws_on_a_copy() -> None:
     image, _ = render_table({}, seed=2, px_per_mm=1.0)
     calibration = calibrate(image)

@@ -65,6 +65,24 @@ def test_calibrate_warns_when_cards_are_too_small_to_read(
     assert warning.startswith("warning: cards are about") and "lower the camera" in warning
 
 
+def test_calibrate_warns_of_a_zone_the_camera_does_not_see_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image, _ = render_table({"seat0": "3"}, seed=5)
+    frame, config = tmp_path / "frame.png", tmp_path / "table.toml"
+    cv2.imwrite(str(frame), image)
+    # seat1 runs 180 mm past the table's right edge, out of the camera's view.
+    config.write_text("[vision.zones]\nseat1 = [620, 90, 1000, 370]\n", encoding="utf-8")
+    out, preview = tmp_path / "cal.json", tmp_path / "cal.png"
+    args = ("--config", str(config), "--out", str(out), "--preview", str(preview))
+    assert run("vision", "calibrate", str(frame), *args) == 0
+    assert json.loads(out.read_text())["layout"]["zones"]["seat1"] == [620, 90, 1000, 370]
+    warnings = [x for x in capsys.readouterr().out.splitlines() if x.startswith("warning")]
+    assert len(warnings) == 1
+    assert "zone(s) seat1 lie partly outside the camera's view" in warnings[0]
+    assert "move the camera back, or the zones" in warnings[0]
+
+
 @pytest.mark.vision
 def test_read_json_one_object_per_image(
     scene_file: Path, capsys: pytest.CaptureFixture[str]
