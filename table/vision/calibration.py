@@ -144,7 +144,7 @@ class Calibration:
 
         Readings outside the zones are dropped anyway; cutting the rest away keeps a frame
         that shows more than the table from being shrunk for it (a 1920x1080 frame with
-        the table in its middle 1300 px is read at its own size, not shrunk to 1280 px).
+        the table in its middle 1270 px is read at its own size, not shrunk to 1280 px).
         """
         zones = np.array(list(self.layout.zones.values()), np.float64)
         x0, y0 = zones[:, :2].min(axis=0) - CARD_MM[1]

@@ -118,8 +118,7 @@ class DeckMemory:
         for i in np.nonzero(conf >= sure)[0]:
             q = frame.quarter[i]
             self._keep(int(frame.cls[i]), frame.hidden[i, q][None])
-            gap = np.hypot(*(centres - centres[i]).T)
-            beside = (gap < APART * sizes[i]) & (sizes < PIECE_SIZE * sizes[i]) & (conf < sure)
+            beside = _pieces_beside(int(i), conf, centres, sizes, sure)
             if beside.any():
                 self._keep(PIECE + int(frame.cls[i]), frame.hidden[beside, q])
 
@@ -136,6 +135,24 @@ class DeckMemory:
         self._stored[rows] = _units(vectors)
         self._labels[rows] = label
         self._kept[label] = kept + len(vectors)
+
+
+def remembered(conf: np.ndarray, centres: np.ndarray, sizes: np.ndarray, sure: float) -> np.ndarray:
+    """Tells which candidates' hidden layers ``DeckMemory.remember`` keeps: the sure
+    readings and the pieces beside each."""
+    kept = conf >= sure
+    for i in np.nonzero(kept)[0]:
+        kept |= _pieces_beside(int(i), conf, centres, sizes, sure)
+    return kept
+
+
+def _pieces_beside(
+    i: int, conf: np.ndarray, centres: np.ndarray, sizes: np.ndarray, sure: float
+) -> np.ndarray:
+    """Tells which candidates are pieces beside sure reading ``i``: smaller blobs, not read
+    surely, within ``APART`` of its size."""
+    gap = np.hypot(*(centres - centres[i]).T)
+    return (gap < APART * sizes[i]) & (sizes < PIECE_SIZE * sizes[i]) & (conf < sure)
 
 
 def _units(vectors: np.ndarray) -> np.ndarray:

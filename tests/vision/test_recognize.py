@@ -12,6 +12,7 @@ from table.vision.memory import DeckMemory
 from table.vision.recognize import (
     CONVNET_SHARE,
     CROP,
+    SCREEN,
     SECOND_LOOK_BAND,
     SPAN,
     SURE,
@@ -283,6 +284,50 @@ def test_features_of_a_turned_crop_are_the_turned_features(turns: int) -> None:
     crops = np.stack([cv2.GaussianBlur(crop, (0, 0), 2) for crop in noise])
     turned = np.rot90(crops, k=turns, axes=(1, 2)).copy()
     assert np.allclose(quarter_features(turned)[:, 0], quarter_features(crops)[:, turns], atol=1e-5)
+
+
+def test_candidates_the_first_network_reads_as_no_mark_are_not_asked_of_the_others() -> None:
+    image, _ = render_table({"seat0": [["7h", "Qs", "Tc"]], "seat1": [["R", "2d"]]}, seed=4)
+    features = upright_features(find_candidates(image).crops)
+    model = load_model()
+    hidden, rank, suit, whole = model.screened_turns(features, SCREEN)
+    every_hidden = model.hidden_turns(features)
+    every_rank, every_suit = model.heads_turns(every_hidden)
+    assert 0.5 < np.mean(~whole) < 0.95, "most candidates are no mark"
+    # Those asked of every network read as before, to the last bit the product allows.
+    assert np.allclose(hidden[whole], every_hidden[whole], atol=1e-5)
+    assert np.allclose(rank[whole], every_rank[whole], atol=1e-6)
+    assert np.allclose(suit[whole], every_suit[whole], atol=1e-6)
+    # The others are the first network's, under the screen, with its units only.
+    first, _ = model.members()[0].predict_turns(features[~whole])
+    assert np.allclose(rank[~whole], first, atol=1e-6)
+    assert rank[~whole][..., :-1].max() < SCREEN
+    width = model.w1.shape[2]
+    assert not hidden[~whole][..., width:].any()
+    model.complete_turns(hidden, features, ~whole)
+    assert np.allclose(hidden, every_hidden, atol=1e-5)
+
+
+def test_the_deck_memory_reads_and_keeps_as_if_every_network_read_every_candidate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    frames = [
+        render_table({"seat0": [["7h", "Th", "Tc"]], "seat2": [["9s", "4d"]]}, seed=s, deck="own3")[
+            0
+        ]
+        for s in (4, 5)
+    ]
+
+    def read(screen: float) -> tuple[list[object], np.ndarray]:
+        monkeypatch.setattr(recognize, "SCREEN", screen)
+        memory = DeckMemory()
+        found = [read_cards(frame, memory=memory) for frame in frames]
+        return found, memory._stored
+
+    screened, kept = read(SCREEN)
+    every, every_kept = read(0.0)  # every candidate asked of every network
+    assert screened == every
+    assert len(kept) > 0 and np.allclose(kept, every_kept, atol=1e-5)
 
 
 @pytest.mark.parametrize("deck", ["paris", "own3"])
