@@ -911,8 +911,8 @@ def _read_frame(
     cand = find_candidates(image)
     if len(cand.centres) == 0:
         return []
-    upright_f = upright_features(cand.crops)
-    hidden, first_rank_p, first_suit_p, whole = model.screened_turns(upright_f, SCREEN)
+    features = upright_features(cand.crops)
+    hidden, first_rank_p, first_suit_p, whole = model.screened_turns(features, SCREEN)
     rank_p, suit_p = _second_look(
         cand, model, convnet or load_convnet(), first_rank_p, first_suit_p
     )
@@ -925,7 +925,7 @@ def _read_frame(
         # The memory compares unsure candidates and keeps the pieces beside sure ones:
         # their hidden layers must be whole.
         compared = (conf >= LEANING) | remembered(conf, cand.centres, cand.sizes, SURE)
-        model.complete_turns(hidden, upright_f, compared & ~whole)
+        model.complete_turns(hidden, features, compared & ~whole)
         conf = _recall(memory, cand, hidden, quarter, cls, conf, upright)
 
     # Colour costs a window's median, so it is measured only where a reading needs it:
@@ -1309,8 +1309,8 @@ def _join_far_corners(
     A card with an index in all four corners has a second diagonal: its top-right
     index and its turned bottom-left one, which are what is left of it when each of
     its top indices has taken the turned one below it. Two readings so placed are
-    joined too, unless an upright mark lies along the edge between them (``found``),
-    where a card fanned under the other shows its index.
+    joined too, unless an upright mark lies along the edge between them (``found``):
+    the top card of a fan of two such cards shows its own other top index there.
     """
     pairs: list[tuple[float, int, int]] = []  # (how far along, surer, less sure)
     for i, k in enumerate(cards):
