@@ -76,6 +76,7 @@ class TableLayout:
             if not (x0 < x1 and y0 < y1):
                 raise UserError(f"zone {name!r} is empty: need x0 < x1 and y0 < y1 (mm)")
             zones[str(name)] = (x0, y0, x1, y1)
+        _refuse_overlaps(zones)
         return cls(
             width_mm=float(data.get("width_mm", default.width_mm)),
             height_mm=float(data.get("height_mm", default.height_mm)),
@@ -100,6 +101,25 @@ class TableLayout:
             marker: np.array([[x, y], [x + m, y], [x + m, y + m], [x, y + m]], np.float32)
             for marker, (x, y) in origins.items()
         }
+
+
+def _refuse_overlaps(zones: Mapping[str, Rect]) -> None:
+    """Refuses two zones that overlap: a card laid where they do would count for one
+    of them only, whichever comes first.
+
+    :raises UserError: naming the two zones and where they overlap.
+    """
+    names = list(zones)
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = zones[first], zones[second]
+            x0, y0, x1, y1 = max(ax0, bx0), max(ay0, by0), min(ax1, bx1), min(ay1, by1)
+            if x0 < x1 and y0 < y1:
+                raise UserError(
+                    f"zones {first!r} and {second!r} overlap (x {x0:g}-{x1:g} mm, y"
+                    f" {y0:g}-{y1:g} mm): a card laid there would count for one of them"
+                    " only; move an edge of one so that they do not"
+                )
 
 
 @dataclass(frozen=True)

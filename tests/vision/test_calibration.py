@@ -129,6 +129,12 @@ def test_zone_config_is_validated() -> None:
     assert layout.width_mm == 900 and layout.zones["seat0"] == (0, 0, 100, 50)
     with pytest.raises(UserError, match="seat1"):
         TableLayout.from_dict({"zones": {"seat1": [10, 10, 5, 50]}})
+    # seat1 moved over the kitty's right end: a card there would count for one only.
+    with pytest.raises(UserError) as overlap:
+        TableLayout.from_dict({"zones": {"seat1": [500, 170, 810, 290]}})
+    assert "zones 'seat1' and 'kitty' overlap (x 500-520 mm, y 170-290 mm)" in str(overlap.value)
+    # Zones that only touch are apart.
+    TableLayout.from_dict({"zones": {"seat1": [520, 170, 810, 290]}})
 
 
 def test_bad_calibration_file_is_a_clear_error(tmp_path: Path) -> None:
