@@ -141,6 +141,11 @@ class Calibration:
         inverse = np.linalg.inv(self.homography)
         return cv2.perspectiveTransform(pts, inverse).reshape(-1, 2)
 
+    def outline(self, rect: Rect) -> np.ndarray:
+        """Maps a table rectangle to its four image corners, clockwise from the top left."""
+        x0, y0, x1, y1 = rect
+        return self.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+
     def zone_of(self, point: tuple[float, float]) -> str | None:
         """Names the zone holding an image point, or ``None`` outside every zone."""
         x, y = self.to_table(np.array([point]))[0]
@@ -169,7 +174,7 @@ class Calibration:
         zones = np.array(list(self.layout.zones.values()), np.float64)
         x0, y0 = zones[:, :2].min(axis=0) - CARD_MM[1]
         x1, y1 = zones[:, 2:].max(axis=0) + CARD_MM[1]
-        corners = self.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        corners = self.outline((x0, y0, x1, y1))
         left, top = np.maximum(np.floor(corners.min(axis=0)), 0).astype(int)
         right, bottom = np.minimum(np.ceil(corners.max(axis=0)), self.image_size).astype(int)
         return (int(left), int(top), int(right), int(bottom))
@@ -203,8 +208,8 @@ class Calibration:
         cannot read, and says what to change; ``None`` when every zone is in view."""
         width, height = self.image_size
         outside = []
-        for name, (x0, y0, x1, y1) in self.layout.zones.items():
-            corners = self.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        for name, rect in self.layout.zones.items():
+            corners = self.outline(rect)
             xs, ys = corners[:, 0], corners[:, 1]
             if xs.min() < 0 or ys.min() < 0 or xs.max() > width or ys.max() > height:
                 outside.append(name)
@@ -355,11 +360,10 @@ def draw_zones(image: np.ndarray, calibration: Calibration) -> np.ndarray:
     cv2.putText(out, "cards read here", (left + 4, bottom - 8), font, 0.6, READ_COLOUR, 1)
     layout = calibration.layout
     w, h = layout.width_mm, layout.height_mm
-    outline = calibration.to_image(np.array([[0, 0], [w, 0], [w, h], [0, h]]))
-    cv2.polylines(out, [outline.round().astype(np.int32)], True, (255, 200, 0), 2, cv2.LINE_AA)
-    for name, (x0, y0, x1, y1) in layout.zones.items():
-        quad = calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
-        pts = quad.round().astype(np.int32)
+    table = calibration.outline((0.0, 0.0, w, h))
+    cv2.polylines(out, [table.round().astype(np.int32)], True, (255, 200, 0), 2, cv2.LINE_AA)
+    for name, rect in layout.zones.items():
+        pts = calibration.outline(rect).round().astype(np.int32)
         colour = (0, 215, 255) if name == "kitty" else (0, 0, 255)
         cv2.polylines(out, [pts], True, colour, 2, cv2.LINE_AA)
         x, y = pts.min(axis=0)
