@@ -720,7 +720,7 @@ class Model:
         hidden[:, :, 0] = mine.reshape(n, 4, width)
         hidden = hidden.reshape(n, 4, members * width)
         suit = softmax(mine @ self.w_suit[0] + self.b_suit[0]).reshape(n, 4, -1)
-        if whole.any():
+        if members > 1 and whole.any():  # one member: its probabilities are the model's
             self.complete_turns(hidden, upright, whole)
             rank[whole], suit[whole] = self.heads_turns(hidden[whole])
         return hidden, rank, suit, whole
@@ -1320,11 +1320,13 @@ def _join_far_corners(
                 continue
             size, turn = max(k.size, d.size), _turn(k, d)
             u, v = _in_card_frame(k, d)
-            across = _across_on_four_index_card(u, v, turn, size) and not any(
-                _fanned_between(k, u, e, size)
-                or _fanned_between(d, _in_card_frame(d, k)[0], e, size)
-                for e in found
-            )
+            across = _across_on_four_index_card(u, v, turn, size)
+            if across:
+                back = _in_card_frame(d, k)[0]
+                across = not any(
+                    _fanned_between(k, u, e, size) or _fanned_between(d, back, e, size)
+                    for e in found
+                )
             if (
                 (across or _opposite_on_one_card(u, v, turn, size))
                 and _may_be_one_card(k, d, table, apart=True)
