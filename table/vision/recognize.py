@@ -128,7 +128,9 @@ marks of another joker of one colour lay 1.1 to 4.5 sizes along; the top-right m
 joker marked in all four corners (plastic) lay 4.2 to 5 sizes along (35 pairs; under 4.5,
 its bottom corners join it, ``_second_uprights``, and none was invented). 3.5 read 31 of
 359 jokers in pairs fewer; 5 or more invented plastic's top-right mark where its bottom
-corners were out of sight."""
+corners were out of sight. Where a top card's far corner is in view, the mark away from
+it is looked for as far as ``CARD_REACH`` (``_under_in_fan``): small letters fanned wide
+lie further along (own1, own3, own5 and own10: 4.6 to 5.9 sizes)."""
 CARD_REACH = 14.0
 """Largest distance, in mark sizes, between two corner marks of one card."""
 CORNERS_ASPECT = (1.3, 2.0)
@@ -1124,15 +1126,32 @@ def _across_on_four_index_card(u: float, v: float, turn: float, size: float) -> 
     )
 
 
-def _next_in_fan(u: float, v: float, turn: float, size: float) -> bool:
-    """Tells whether an upright mark at ``(u, v)`` in another's card frame is a fanned card's.
+def _under_in_fan(k: Detection, d: Detection, found: list[Detection]) -> bool:
+    """Tells whether one of two upright marks along a top edge is a top card's whose far
+    corner is in view (``found``) and the other lies on the side away from that corner:
+    where the card under it, fanned, shows its mark. A mark on the corner's side lies on
+    the top card itself (a four-index card's top-right index, a piece of its picture)."""
+    for top, other in ((k, d), (d, k)):
+        along = _in_card_frame(top, other)[0]
+        for e in found:
+            if e.card != top.card:
+                continue
+            u, v = _in_card_frame(top, e)
+            if u * along < 0 and _opposite_on_one_card(u, v, _turn(top, e), max(top.size, e.size)):
+                return True
+    return False
+
+
+def _next_in_fan(u: float, v: float, turn: float, size: float, reach: float) -> bool:
+    """Tells whether an upright mark at ``(u, v)`` in another's card frame may be a fanned
+    card's, up to ``reach`` sizes along.
 
     The next card of a fan shows its mark along the top edge, a mark size or more
     along; a design that marks its jokers in all four corners shows the top-right
     one a card's width along, about as far (``FAN_REACH``), and its bottom corners
     tell it apart (``_second_uprights``).
     """
-    return turn < 40 and abs(v) < 0.5 * abs(u) and PIECE_REACH * size <= abs(u) < FAN_REACH * size
+    return turn < 40 and abs(v) < 0.5 * abs(u) and PIECE_REACH * size <= abs(u) < reach * size
 
 
 def _below_on_one_card(u: float, v: float, turn: float, size: float) -> bool:
@@ -1176,7 +1195,8 @@ def merge(
     corners but whose inks differ in colour (``_inks_differ``): a red and a black
     card of a pair. A joker's readings of one colour are joined further and at any
     turn, but not where the next card of a fanned pair of jokers shows its mark
-    (``_next_in_fan``). Far corners, a joker's too, are joined last
+    (``_next_in_fan``, further along when the top card's far corner is in view:
+    ``_under_in_fan``). Far corners, a joker's too, are joined last
     (``_join_far_corners``).
     """
     kept: list[tuple[Detection, float]] = []
@@ -1200,7 +1220,10 @@ def merge(
                 # Opposite corners are left to ``_join_far_corners``, which pairs them
                 # nearest first: in a fanned pair, the top card's far corner lies where
                 # the card under it would have its own.
-                if _next_in_fan(u, v, turn, size) or _opposite_on_one_card(u, v, turn, size):
+                fanned = _next_in_fan(u, v, turn, size, FAN_REACH) or (
+                    _next_in_fan(u, v, turn, size, CARD_REACH) and _under_in_fan(k, d, found)
+                )
+                if fanned or _opposite_on_one_card(u, v, turn, size):
                     continue
                 if dist < JOKER_REACH * size or (turn > 140 and dist < CARD_REACH * size):
                     duplicate = True

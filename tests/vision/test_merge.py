@@ -83,6 +83,32 @@ def test_jokers_with_small_letters_fanned_four_letters_apart_are_two_cards() -> 
     assert len(kept) == 2
 
 
+def test_small_lettered_jokers_fanned_wide_are_two_by_the_top_ones_far_corner() -> None:
+    """A fan step of five letters lies where a four-index joker's top-right mark would.
+    The top card's far corner in view, on the other side, shows the mark is the under
+    card's (a four-index card's own top-right is told by its bottom corners)."""
+    under, top = reading("R", 0.98, 100, 100, 0, 8), reading("R", 0.99, 140, 100, 0, 8)
+    far = reading("R", 1.0, 205, 195, 180, 8)
+    kept = merge([under, top, far])
+    assert len(kept) == 2
+    assert under in kept
+
+
+def test_a_jokers_reading_on_its_far_corners_side_is_not_a_fanned_card() -> None:
+    """A reading five letters along towards the card's own far corner lies on the card
+    itself (a piece of its picture): no card under it shows a mark there."""
+    piece, top = reading("R", 1.0, 140, 100, 0, 8), reading("R", 0.99, 100, 100, 0, 8)
+    far = reading("R", 0.97, 165, 195, 180, 8)
+    assert len(merge([piece, top, far])) == 1
+
+
+def test_a_four_index_jokers_top_marks_alone_are_one_card() -> None:
+    """With no far corner in view, two marks five letters apart along the top are taken
+    for one four-index joker's top corners, not a fan."""
+    kept = merge([reading("R", 0.99, 100, 100, 0, 12), reading("R", 0.97, 160, 100, 0, 12)])
+    assert len(kept) == 1
+
+
 def test_cards_of_one_rank_fanned_side_by_side_stay_apart() -> None:
     kept = merge([reading("3", 0.99, 100 + 30 * i, 100) for i in range(3)])
     assert len(kept) == 3
