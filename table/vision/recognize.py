@@ -133,6 +133,12 @@ it is looked for as far as ``CARD_REACH`` (``_under_in_fan``): small letters fan
 lie further along (own1, own3, own5 and own10: 4.6 to 5.9 sizes)."""
 CARD_REACH = 14.0
 """Largest distance, in mark sizes, between two corner marks of one card."""
+INDEX_WIDTH_MATCH = 0.5
+"""Mark sizes within which two upright marks of one rank lie as far apart as the top
+indices of the frame's four-index cards whose bottom corners show, to be one card's top
+indices (``_second_uprights``). Fan steps in the training scenes are 17 to 26 mm, a
+four-index card's top indices about 49 mm apart (bonded); 0.3, 0.5, 0.8 and 1.2 read
+bonded alike (25 scenes, seed 13)."""
 CORNERS_ASPECT = (1.3, 2.0)
 """Range of the height over the width of the rectangle a card's corner marks make: 1.41 to
 1.63 on seven training designs (bonded, which prints all four, 1.62)."""
@@ -1242,7 +1248,8 @@ def merge(
         if not duplicate:
             kept.append((d, d_size))
     # A second upright index is told by the bottom corners of its card, looked for among
-    # every reading; it leaves last, and only when the card's other upright index is
+    # every reading, or by lying as far along as those of the frame's cards whose bottom
+    # corners show; it leaves last, and only when the card's other upright index is
     # still there.
     second = _second_uprights([d for d, _ in kept], found, table, redness)
     cards = _join_far_corners([d for d, _ in kept], found, table, redness)
@@ -1266,8 +1273,14 @@ def _second_uprights(
     one card (``_bottom_corner``). The two are among the readings ``kept`` on their
     spots, whose suits are the surest; the bottom corners among all ``found``, as a
     bottom corner is joined to the index above it before.
+
+    Where a card's bottom corners are hidden, its top indices lie as far apart as
+    those of the frame's cards whose bottom corners show (``INDEX_WIDTH_MATCH``),
+    which a fan step seldom does: those are joined too.
     """
     gone: dict[int, int] = {}
+    widths: list[float] = []  # how far apart a card's top indices lie, in pixels
+    unconfirmed: list[tuple[int, int, float, float]] = []  # (i, j, how far apart, size)
     for i, k in enumerate(kept):
         for j in range(i + 1, len(kept)):
             d = kept[j]
@@ -1277,16 +1290,32 @@ def _second_uprights(
             size = max(k.size, d.size)
             u, v = _in_card_frame(left, right)
             if (
-                1.5 * size < u < CARD_REACH * size
-                and abs(v) < size
-                and _may_be_one_card(k, d, table, apart=True)
-                and not _inks_differ(k, d, redness)
-                and any(_bottom_corner(left, u, c, size, table) for c in found)
-                and not any(_fanned_between(left, u, e, size) for e in found)
+                not 1.5 * size < u < CARD_REACH * size
+                or abs(v) >= size
+                or not _may_be_one_card(k, d, table, apart=True)
+                or any(_fanned_between(left, u, e, size) for e in found)
             ):
-                less, more = (j, i) if d.confidence <= k.confidence else (i, j)
+                continue
+            if not any(_bottom_corner(left, u, c, size, table) for c in found):
+                unconfirmed.append((i, j, u, size))
+            elif not _inks_differ(k, d, redness):
+                less, more = _less_sure_first(kept, i, j)
+                gone[less] = more
+                widths.append(u)
+    if widths:
+        width = float(np.median(widths))
+        for i, j, u, size in unconfirmed:
+            if i in gone or j in gone or abs(u - width) >= INDEX_WIDTH_MATCH * size:
+                continue
+            if not _inks_differ(kept[i], kept[j], redness):
+                less, more = _less_sure_first(kept, i, j)
                 gone[less] = more
     return {kept[n]: kept[m] for n, m in gone.items()}
+
+
+def _less_sure_first(readings: list[Detection], i: int, j: int) -> tuple[int, int]:
+    """Returns readings ``i`` and ``j`` less sure first (``j`` first if as sure)."""
+    return (j, i) if readings[j].confidence <= readings[i].confidence else (i, j)
 
 
 def _bottom_corner(

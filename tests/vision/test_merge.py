@@ -186,6 +186,22 @@ def test_a_four_index_card_whose_corners_are_read_some_degrees_apart_is_one_card
         assert len(merge([top, bottom])) == 1, surer_off
 
 
+def test_a_four_index_cards_top_indices_alone_are_one_card_as_far_apart_as_anothers() -> None:
+    """A five whose bottom corners are hidden shows two top indices, as a fanned pair of
+    fives would; the eight beside it, whose bottom corner shows, tells how far apart one
+    card's top indices lie. A pair of fives fanned a fan step apart stays two."""
+    eight = [
+        on_card("8", 0.99, 0, 0, False),
+        on_card("8", 0.98, 4.34, 0, False),
+        on_card("8", 0.97, 4.34, 7.03, True),
+    ]
+    five = [on_card("5", 0.99, 12, 12, False), on_card("5", 0.98, 16.3, 12.1, False)]
+    assert len(merge(eight + five)) == 2
+    assert len(merge(five)) == 2  # nothing in the frame tells the card's width
+    fanned = [on_card("5", 0.99, 12, 12, False), on_card("5", 0.98, 14.5, 12, False)]
+    assert len(merge(eight + fanned)) == 3
+
+
 def test_four_index_cards_of_one_rank_fanned_are_not_taken_for_one_by_their_corners() -> None:
     """In a fan of two, the top card's top-left index and the under card's bottom-left one
     lie down-left of each other, as one card's other diagonal would but a fan step across
