@@ -323,6 +323,19 @@ def test_a_reading_much_smaller_than_the_frames_marks_is_a_piece() -> None:
     assert _without_pieces([piece, joker]) == [piece, joker]
 
 
+def test_a_reading_on_the_spot_of_a_larger_sure_one_is_a_piece_of_it() -> None:
+    """The ``1`` of a ``10`` whose digits stand apart, read as a queen surer than the ten,
+    is a piece of the ten; a reading as large, or beside a less sure one, is not."""
+    ten = reading("T", 0.98, 100, 100, size=15)
+    one = reading("Q", 0.99, 95, 100, size=10)
+    assert [d.card for d in merge(_without_pieces([ten, one]))] == ["T"]
+    assert [d.card for d in merge([ten, one])] == ["Q"]  # the surer on one spot, as before
+    unsure_ten = replace(ten, confidence=0.9)
+    assert _without_pieces([unsure_ten, one]) == [unsure_ten, one]
+    queen = reading("Q", 0.99, 95, 100, size=15)  # as large as the ten
+    assert _without_pieces([ten, queen]) == [ten, queen]
+
+
 def test_two_cards_with_the_table_between_them_are_never_joined() -> None:
     """Where one card would show its far corner, an eight lies on a card across the table."""
     pair = [reading("8", 0.99, 100, 100, 0), reading("8", 0.97, 160, 190, 180)]
