@@ -6,6 +6,7 @@ import itertools
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from table.vision.recognize import (
     TABLE_SCALE,
@@ -67,31 +68,34 @@ def test_a_fanned_pair_of_red_jokers_is_two_cards() -> None:
     assert len(letters) == 1
 
 
-def test_the_top_joker_of_a_fanned_pair_keeps_its_own_far_corner() -> None:
-    """The top joker's turned far corner, read surest, lies where the one under it would
-    have its own: it is joined to the nearer upright mark, and the under card stays."""
-    under, top = reading("R", 0.96, 609, 532, 10, 24), reading("R", 0.99, 644, 537, 11, 24)
-    far = reading("R", 1.0, 682, 652, 193, 24)
-    kept = merge([under, top, far])
+@pytest.mark.parametrize(
+    ("under", "top", "far"),
+    [
+        # Marks 24 px tall fanned 1.5 of them apart; the top joker's turned far corner,
+        # read surest, lies where the one under it would have its own.
+        ((0.96, 609, 532, 10, 24), (0.99, 644, 537, 11, 24), (1.0, 682, 652, 193, 24)),
+        # Letters 8 px tall fanned 5 apart, where a four-index joker's top-right mark
+        # would lie; the far corner, on the other side, shows the card is wider.
+        ((0.98, 100, 100, 0, 8), (0.99, 140, 100, 0, 8), (1.0, 205, 195, 180, 8)),
+    ],
+    ids=["large marks", "small letters fanned wide"],
+)
+def test_the_top_joker_of_a_fanned_pair_keeps_its_own_far_corner_and_the_under_one_stays(
+    under: tuple[float, ...], top: tuple[float, ...], far: tuple[float, ...]
+) -> None:
+    """The far corner is joined to the top card's own mark, the nearer; the under card's
+    mark along the top edge is the next card of the fan (a four-index card's own
+    top-right is told by its bottom corners)."""
+    under_card = reading("R", *under)
+    kept = merge([under_card, reading("R", *top), reading("R", *far)])
     assert len(kept) == 2
-    assert under in kept
+    assert under_card in kept
 
 
 def test_jokers_with_small_letters_fanned_four_letters_apart_are_two_cards() -> None:
     """A fan step is many of the small letters of ``JOKER``: here 3.8 of them."""
     kept = merge([reading("R", 0.99, 603, 572, 6, 11), reading("R", 0.99, 561, 567, 8, 11)])
     assert len(kept) == 2
-
-
-def test_small_lettered_jokers_fanned_wide_are_two_by_the_top_ones_far_corner() -> None:
-    """A fan step of five letters lies where a four-index joker's top-right mark would.
-    The top card's far corner in view, on the other side, shows the mark is the under
-    card's (a four-index card's own top-right is told by its bottom corners)."""
-    under, top = reading("R", 0.98, 100, 100, 0, 8), reading("R", 0.99, 140, 100, 0, 8)
-    far = reading("R", 1.0, 205, 195, 180, 8)
-    kept = merge([under, top, far])
-    assert len(kept) == 2
-    assert under in kept
 
 
 def test_a_jokers_reading_on_its_far_corners_side_is_not_a_fanned_card() -> None:
