@@ -1297,7 +1297,17 @@ def _second_uprights(
     """
     gone: dict[int, int] = {}
     widths: list[float] = []  # how far apart a card's top indices lie, in pixels
-    unconfirmed: list[tuple[int, int, float, float]] = []  # (i, j, how far apart, size)
+    unconfirmed: list[tuple[int, int, Detection, float, float]] = []  # i, j, left, u, size
+
+    def join(i: int, j: int, left: Detection, u: float, size: float) -> bool:
+        """Joins two top indices unless a fanned mark or another ink lies between."""
+        k, d = kept[i], kept[j]
+        if any(_fanned_between(left, u, e, size) for e in found) or _inks_differ(k, d, redness):
+            return False
+        less, more = (j, i) if d.confidence <= k.confidence else (i, j)
+        gone[less] = more
+        return True
+
     for i, k in enumerate(kept):
         for j in range(i + 1, len(kept)):
             d = kept[j]
@@ -1310,29 +1320,18 @@ def _second_uprights(
                 not 1.5 * size < u < CARD_REACH * size
                 or abs(v) >= size
                 or not _may_be_one_card(k, d, table, apart=True)
-                or any(_fanned_between(left, u, e, size) for e in found)
             ):
                 continue
             if not any(_bottom_corner(left, u, c, size, table) for c in found):
-                unconfirmed.append((i, j, u, size))
-            elif not _inks_differ(k, d, redness):
-                less, more = _less_sure_first(kept, i, j)
-                gone[less] = more
+                unconfirmed.append((i, j, left, u, size))
+            elif join(i, j, left, u, size):
                 widths.append(u)
     if widths:
         width = float(np.median(widths))
-        for i, j, u, size in unconfirmed:
-            if i in gone or j in gone or abs(u - width) >= INDEX_WIDTH_MATCH * size:
-                continue
-            if not _inks_differ(kept[i], kept[j], redness):
-                less, more = _less_sure_first(kept, i, j)
-                gone[less] = more
+        for i, j, left, u, size in unconfirmed:
+            if i not in gone and j not in gone and abs(u - width) < INDEX_WIDTH_MATCH * size:
+                join(i, j, left, u, size)
     return {kept[n]: kept[m] for n, m in gone.items()}
-
-
-def _less_sure_first(readings: list[Detection], i: int, j: int) -> tuple[int, int]:
-    """Returns readings ``i`` and ``j`` less sure first (``j`` first if as sure)."""
-    return (j, i) if readings[j].confidence <= readings[i].confidence else (i, j)
 
 
 def _bottom_corner(
