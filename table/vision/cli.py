@@ -299,7 +299,8 @@ def _eval(args: argparse.Namespace) -> int:
         print(
             f"cards {total.cards}: rank accuracy {total.accuracy:.4f}, "
             f"plays right {total.play_accuracy:.4f}, invented {total.invented_rate:.4f} per card, "
-            f"missed {total.missed}, wrong {total.wrong}, joker swaps {total.joker_swaps}"
+            f"missed {total.missed}, wrong {total.wrong} ({total.sure_wrong} wrong or invented "
+            f"surely), joker swaps {total.joker_swaps}"
         )
     return 0
 

@@ -3,7 +3,9 @@
 A reading is matched to the card whose face is on top at the reading's centre.
 It is *right* when the rank code matches, *wrong* when it does not, and
 *invented* when no card is there or the card was already read once.
-A card counts only if at least one of its rank marks is in view.
+A card counts only if at least one of its rank marks is in view. A wrong or invented
+reading made surely (``SURE`` or more) is counted apart: a referee must report a card
+it cannot read as unsure, never name another.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import cv2
 import numpy as np
 
 from table.errors import UserError
-from table.vision.recognize import Detection
+from table.vision.recognize import SURE, Detection
 from table.vision.synth import Scene
 
 
@@ -33,6 +35,7 @@ class Score:
     plays: int = 0
     plays_right: int = 0
     joker_swaps: int = 0
+    sure_wrong: int = 0
     confusions: dict[str, int] = field(default_factory=dict)
 
     def add(self, other: Score) -> None:
@@ -46,6 +49,7 @@ class Score:
             "plays",
             "plays_right",
             "joker_swaps",
+            "sure_wrong",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for key, count in other.confusions.items():
@@ -77,6 +81,7 @@ class Score:
             "plays": self.plays,
             "plays_right": self.plays_right,
             "joker_swaps": self.joker_swaps,
+            "sure_wrong": self.sure_wrong,
             "accuracy": round(self.accuracy, 5),
             "play_accuracy": round(self.play_accuracy, 5),
             "invented_rate": round(self.invented_rate, 5),
@@ -99,18 +104,22 @@ def score_scene(scene: Scene, detections: Sequence[Detection]) -> Score:
     verdict: dict[int, list[bool]] = {}
     play_bad: set[tuple[str, int]] = set()
     for det in detections:
+        sure = det.confidence >= SURE
         i = _top_card(scene, det.center)
         if i is None:
             score.invented += 1
+            score.sure_wrong += int(sure)
             continue
         truth = scene.cards[i]
         if det.card == truth.card and any(verdict.get(i, [])):
             score.invented += 1
+            score.sure_wrong += int(sure)
             play_bad.add((truth.zone, truth.play))
             continue
         ok = det.card == truth.card
         verdict.setdefault(i, []).append(ok)
         if not ok:
+            score.sure_wrong += int(sure)
             play_bad.add((truth.zone, truth.play))
             key = f"{truth.card}->{det.card}"
             score.confusions[key] = score.confusions.get(key, 0) + 1

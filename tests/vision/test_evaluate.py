@@ -16,9 +16,9 @@ def card(code: str, x0: float, play: int = 0, seen: float = 1.0) -> CardTruth:
     return CardTruth(code, None, "seat0", play, quad, ((mark, seen),))
 
 
-def det(code: str, x: float, y: float = 9.0) -> Detection:
+def det(code: str, x: float, y: float = 9.0, confidence: float = 0.99) -> Detection:
     """A reading centred at ``(x, y)``."""
-    return Detection(code, None, 0.99, (x, y), ((x, y),) * 4)
+    return Detection(code, None, confidence, (x, y), ((x, y),) * 4)
 
 
 def scene(*cards: CardTruth) -> Scene:
@@ -35,6 +35,20 @@ def test_right_wrong_missed_and_invented_are_counted() -> None:
     assert score.invented == 2  # the second 9 on the same card, and the 5 on the table
     assert score.joker_swaps == 1
     assert (score.plays, score.plays_right) == (2, 0)
+    assert score.sure_wrong == 3  # every wrong and invented reading above is sure
+
+
+def test_only_sure_misreadings_are_counted_apart() -> None:
+    """A wrong or invented reading under ``SURE`` is reported unsure: the referee asks."""
+    truth = scene(card("3", 0), card("7", 100))
+    score = score_scene(
+        truth,
+        [det("5", 7, confidence=0.8), det("8", 107), det("3", 9, confidence=0.95)],
+    )
+    assert (score.right, score.wrong, score.invented) == (0, 2, 0)
+    assert score.sure_wrong == 1  # the 8; the 5 was unsure, the 3 right
+    loose = score_scene(truth, [det("3", 7), det("3", 9, confidence=0.75), det("9", 400)])
+    assert (loose.invented, loose.sure_wrong) == (2, 1)  # only the 9 on the table was sure
 
 
 def test_partly_covered_mark_is_not_required() -> None:
