@@ -47,6 +47,9 @@ FACE_WIDTH = 160
 """Width in pixels of every sliced face; large enough to downscale to table scale."""
 CARD_IDS = (*(rank + suit for suit in SHEET_SUITS for rank in RANKS), "B", "R")
 """Every card of a deck: rank and sheet suit, then the black and the red joker."""
+BLACK_RED_CAST = 6
+"""Most that a drawn deck's black is redder than green (0..255): printed black ink reads
+under 7 (``recognize.RED_EXCESS``)."""
 
 
 @dataclass(frozen=True)
@@ -362,6 +365,39 @@ INDEX_LETTERS: dict[str, dict[str, str]] = {
 W(alet) and D(ama), German ones B(ube) and D(ame), French ones V(alet), D(ame), R(oi)."""
 
 
+@dataclass(frozen=True)
+class JokerWord:
+    """How a drawn joker prints ``JOKER`` down its corner, in shares of the rank mark's height.
+
+    ``first`` is the J's height, ``rest`` the other letters' against the J; the space
+    between letters is the rank mark's height over ``spacing``. Real decks differ: a
+    small word, or a J as large as a jack's over small letters, a jack's J but for what
+    lies under it.
+    """
+
+    first: float = 0.7
+    rest: float = 1.0
+    spacing: int = 6
+
+
+def black_ink(rng: np.random.Generator) -> tuple[int, int, int]:
+    """Draws a drawn deck's black (BGR): dark, of any cast but red. The reader tells red
+    from black by the red cast it measures (``RED_EXCESS``), so a black with a cast of 12 or
+    more would print red jokers and red suits in black."""
+    blue, green, red = (int(v) for v in rng.integers(0, 50, 3))
+    return blue, green, min(red, green + BLACK_RED_CAST)
+
+
+def joker_word(rng: np.random.Generator) -> JokerWord:
+    """Draws how a drawn deck prints its jokers' word: one deck in three as the project
+    always drew it, the others from a small word to a jack-sized J over small letters."""
+    if rng.random() < 1 / 3:
+        return JokerWord()
+    return JokerWord(
+        float(rng.uniform(0.6, 1.05)), float(rng.uniform(0.5, 1.0)), int(rng.integers(2, 9))
+    )
+
+
 def drawn_deck(
     name: str,
     size: tuple[int, int],
@@ -372,6 +408,7 @@ def drawn_deck(
     colours: tuple[tuple[int, ...], tuple[int, ...]],
     ink: MarkInk,
     letters: Mapping[str, str] = INDEX_LETTERS["english"],
+    joker: JokerWord = JokerWord(),
 ) -> Deck:
     """Draws the 54 faces of a deck in the project's own layout, with ``ink`` for the text.
 
@@ -396,11 +433,10 @@ def drawn_deck(
             # Like the aisleriot jokers, the mark is the first letter of a column.
             y = margin
             word = []
-            for letter in "JOKER":
-                word.append(
-                    paste_ink(layer, ink(letter, int(glyph * 0.7), 1.0), (margin, y), colour)
-                )
-                y = word[-1][3] + max(2, glyph // 6)
+            for k, letter in enumerate("JOKER"):
+                tall = int(glyph * joker.first * (joker.rest if k else 1.0))
+                word.append(paste_ink(layer, ink(letter, tall, 1.0), (margin, y), colour))
+                y = word[-1][3] + max(2, glyph // joker.spacing)
             box = word[0]
             cv2.circle(layer, (width // 2, height // 2), width // 4, colour, -1, cv2.LINE_AA)
             cv2.circle(
@@ -448,7 +484,8 @@ def _own_deck(variant: int) -> Deck:
     width, height = FACE_WIDTH, int(FACE_WIDTH * rng.uniform(1.38, 1.5))
     glyph = int(FACE_WIDTH * rng.uniform(0.12, 0.17))
     red = (30, 30, int(rng.integers(170, 230)))
-    black = tuple(int(v) for v in rng.integers(0, 50, 3))
+    black = black_ink(rng)
+    joker = joker_word(rng)
 
     def ink(text: str, height: int, stretch: float) -> np.ndarray:
         return _hershey_ink(text, font, height, thickness, stretch)
@@ -463,4 +500,5 @@ def _own_deck(variant: int) -> Deck:
         int(width * (0.015 if variant % 4 == 3 else 0.06)),
         (red, black),
         ink,
+        joker=joker,
     )

@@ -359,11 +359,12 @@ def typeset_deck(variant: int) -> faces.Deck:
     # From a mark against the card's edge (as some decks print them) to a wide border.
     margin = int(width * rng.uniform(0.01, 0.08))
     red = (30, 30, int(rng.integers(170, 230)))
-    black = tuple(int(v) for v in rng.integers(0, 50, 3))
+    black = faces.black_ink(rng)
     foreign = [name for name in faces.INDEX_LETTERS if name != "english"]
     language = (
         foreign[int(rng.integers(len(foreign)))] if rng.random() < FOREIGN_INDEX else "english"
     )
+    joker = faces.joker_word(rng)
 
     def ink(text: str, size: int, wide: float) -> np.ndarray:
         """Scales the string so a capital is ``size`` high and ``wide`` times as wide."""
@@ -385,4 +386,5 @@ def typeset_deck(variant: int) -> faces.Deck:
         (red, black),
         ink,
         faces.INDEX_LETTERS[language],
+        joker=joker,
     )

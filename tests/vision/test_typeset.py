@@ -17,11 +17,15 @@ import pytest
 from table.errors import UserError
 from table.vision import typeset
 from table.vision.faces import (
+    BLACK_RED_CAST,
     INDEX_LETTERS,
     OUTLINE_BAND,
+    OWN_DECKS,
+    JokerWord,
     drawn_deck,
     find_index_box,
     ink_mask,
+    joker_word,
     load_deck,
 )
 from table.vision.synth import render_table
@@ -141,7 +145,7 @@ def test_some_decks_print_a_polish_german_or_french_index(
     untaught, the reader read a German queen's ``D`` as a ten."""
     monkeypatch.setattr(typeset, "_usable_faces", lambda: (typeset._list_faces()[0],) * 60)
     chosen: list[Mapping[str, str]] = []
-    monkeypatch.setattr(typeset.faces, "drawn_deck", lambda *args: chosen.append(args[-1]))
+    monkeypatch.setattr(typeset.faces, "drawn_deck", lambda *args, **_: chosen.append(args[-1]))
     for variant in range(60):
         typeset.typeset_deck(variant)
     languages = Counter(
@@ -188,3 +192,23 @@ def test_scene_truth_marks_lie_on_ink(fonts: list[str]) -> None:
 def test_a_deck_past_the_installed_fonts_is_a_user_error(fonts: list[str]) -> None:
     with pytest.raises(UserError, match=f"font0 .. font{len(fonts) - 1}"):
         load_deck(f"font{len(fonts)}")
+
+
+@pytest.mark.parametrize("variant", range(len(OWN_DECKS)))
+def test_a_drawn_decks_black_joker_prints_black(variant: int) -> None:
+    """The reader calls ink red when it is 12 or more redder than green (``RED_EXCESS``):
+    own1's black, drawn as BGR (9, 3, 21), made its black joker read red."""
+    face = load_deck(f"own{variant}").faces["B"]
+    green, red = face[..., 1].astype(int), face[..., 2].astype(int)
+    ink = (face[..., 3] > 0) & (face[..., :3].max(axis=2) < 60)
+    assert ink.sum() > 100
+    assert (red - green)[ink].max() <= BLACK_RED_CAST
+
+
+def test_drawn_jokers_print_small_words_and_jack_sized_js() -> None:
+    """A joker's J as large as a jack's, over small letters, is taught only if some decks
+    print it (tango's jokers were read as jacks)."""
+    words = [joker_word(np.random.default_rng(seed)) for seed in range(60)]
+    assert 10 <= words.count(JokerWord()) <= 30
+    assert any(w.first >= 0.95 and w.rest <= 0.7 for w in words)
+    assert all(0.6 <= w.first <= 1.05 and 2 <= w.spacing <= 8 for w in words)
