@@ -104,25 +104,27 @@ def score_scene(scene: Scene, detections: Sequence[Detection]) -> Score:
     verdict: dict[int, list[bool]] = {}
     play_bad: set[tuple[str, int]] = set()
     for det in detections:
+        sure = det.confidence >= SURE
         i = _top_card(scene, det.center)
         if i is None:
-            score.invented += 1  # nothing lies there
-        else:
-            truth = scene.cards[i]
-            ok = det.card == truth.card
-            if ok and any(verdict.get(i, [])):
-                score.invented += 1  # a card already read right, read again
-                ok = False
-            else:
-                verdict.setdefault(i, []).append(ok)
-                if not ok:
-                    key = f"{truth.card}->{det.card}"
-                    score.confusions[key] = score.confusions.get(key, 0) + 1
-                    score.joker_swaps += {truth.card, det.card} == {"B", "R"}
-            if ok:
-                continue
+            score.invented += 1
+            score.sure_wrong += int(sure)
+            continue
+        truth = scene.cards[i]
+        if det.card == truth.card and any(verdict.get(i, [])):
+            score.invented += 1
+            score.sure_wrong += int(sure)
             play_bad.add((truth.zone, truth.play))
-        score.sure_wrong += det.confidence >= SURE
+            continue
+        ok = det.card == truth.card
+        verdict.setdefault(i, []).append(ok)
+        if not ok:
+            score.sure_wrong += int(sure)
+            play_bad.add((truth.zone, truth.play))
+            key = f"{truth.card}->{det.card}"
+            score.confusions[key] = score.confusions.get(key, 0) + 1
+            if {truth.card, det.card} == {"B", "R"}:
+                score.joker_swaps += 1
     plays: set[tuple[str, int]] = set()
     for i, truth in enumerate(scene.cards):
         seen = verdict.get(i, [])
